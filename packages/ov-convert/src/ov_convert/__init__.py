@@ -1,0 +1,26 @@
+"""Preprocess of the OpenVINO backend: partition graph to OpenVINO IR payload."""
+
+from ov_convert.convert import (
+    convert_module,
+    element_type,
+    output_values,
+    serialize,
+    user_input_values,
+)
+from ov_convert.exceptions import ConversionError, PayloadError
+from ov_convert.payload import MAGIC, VERSION, Payload
+from ov_convert.preprocess import OvExecutorchBackend
+
+__all__ = [
+    "ConversionError",
+    "MAGIC",
+    "OvExecutorchBackend",
+    "Payload",
+    "PayloadError",
+    "VERSION",
+    "convert_module",
+    "element_type",
+    "output_values",
+    "serialize",
+    "user_input_values",
+]

@@ -1,0 +1,142 @@
+"""Convert a partition's graph to an OpenVINO model with OpenVINO's PyTorch frontend."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import openvino as ov
+import torch
+from openvino.frontend import FrontEndManager
+from openvino.frontend.pytorch.fx_decoder import (  # type: ignore[import-untyped]
+    TorchFXPythonDecoder,
+)
+from openvino.preprocess import PrePostProcessor
+from torch.export import ExportedProgram
+
+from ov_convert.exceptions import ConversionError
+from ov_convert.payload import Payload
+
+_ELEMENT_TYPES: dict[torch.dtype, ov.Type] = {
+    torch.float32: ov.Type.f32,
+    torch.float16: ov.Type.f16,
+    torch.bfloat16: ov.Type.bf16,
+    torch.float64: ov.Type.f64,
+    torch.int8: ov.Type.i8,
+    torch.int16: ov.Type.i16,
+    torch.int32: ov.Type.i32,
+    torch.int64: ov.Type.i64,
+    torch.uint8: ov.Type.u8,
+    torch.bool: ov.Type.boolean,
+}
+
+
+def element_type(dtype: torch.dtype, where: str) -> ov.Type:
+    """Return OpenVINO's element type for a torch dtype.
+
+    Raises:
+        ConversionError: The dtype has no OpenVINO element type; ``where`` names the value.
+    """
+    try:
+        return _ELEMENT_TYPES[dtype]
+    except KeyError:
+        allowed = ", ".join(str(d) for d in _ELEMENT_TYPES)
+        raise ConversionError(f"{where} has dtype {dtype}; the backend takes {allowed}") from None
+
+
+def _partial_shape(value: object) -> ov.PartialShape:
+    """Static dims stay; symbolic dims become dynamic; ints are 0-d."""
+    if isinstance(value, torch.Tensor):
+        return ov.PartialShape([d if isinstance(d, int) else -1 for d in value.shape])
+    return ov.PartialShape([])
+
+
+def _value_type(value: object, where: str) -> ov.Type:
+    if isinstance(value, torch.Tensor):
+        return element_type(value.dtype, where)
+    if isinstance(value, (bool, torch.SymBool)):
+        return ov.Type.boolean
+    if isinstance(value, (float, torch.SymFloat)):
+        return ov.Type.f32
+    return ov.Type.i64
+
+
+def user_input_values(program: ExportedProgram) -> list[object]:
+    """Return the example value (``FakeTensor`` or symbolic scalar) of each user input, in order."""
+    user_inputs = set(program.graph_signature.user_inputs)
+    return [
+        node.meta.get("val")
+        for node in program.graph.nodes
+        if node.op == "placeholder" and node.name in user_inputs
+    ]
+
+
+def output_values(program: ExportedProgram) -> list[object]:
+    """Return the example value of each output of ``program``, in order."""
+    output = program.graph.output_node()
+    return [arg.meta.get("val") if isinstance(arg, torch.fx.Node) else arg for arg in output.args[0]]
+
+
+def convert_module(
+    module: torch.fx.GraphModule, inputs: Sequence[object], outputs: Sequence[object]
+) -> ov.Model:
+    """Convert a partition's graph module to an OpenVINO model.
+
+    Args:
+        module: The partition with its parameters and buffers as attributes
+            (``ExportedProgram.module()``); they become constants of the model.
+        inputs: Example value of each user input (``FakeTensor`` or symbolic
+            scalar), in order. Each becomes a model parameter of that dtype and
+            shape: static dims stay static, symbolic dims become dynamic, ints
+            become 0-d i64.
+        outputs: Example value of each output. Each model output is converted
+            to the dtype ExecuTorch expects, so the runtime can bind ExecuTorch's
+            buffers directly.
+
+    Raises:
+        ConversionError: The frontend fails, or the model's inputs or outputs do
+            not match the partition's in number.
+    """
+    try:
+        frontend = FrontEndManager().load_by_framework("pytorch")
+        # The decoder must outlive convert(): the loaded model only holds a C++
+        # reference, and a collected Python decoder fails as a "pure virtual" call.
+        decoder = TorchFXPythonDecoder(module)
+        model = frontend.convert(frontend.load(decoder))
+    except Exception as error:
+        raise ConversionError(
+            f"OpenVINO's PyTorch frontend failed to convert a partition: {error}"
+        ) from error
+
+    if len(model.inputs) != len(inputs):
+        raise ConversionError(
+            f"the converted model takes {len(model.inputs)} inputs but the partition has "
+            f"{len(inputs)} user inputs; the runtime binds inputs by position"
+        )
+    if len(model.outputs) != len(outputs):
+        raise ConversionError(
+            f"the converted model has {len(model.outputs)} outputs but the partition has {len(outputs)}"
+        )
+    for index, (parameter, value) in enumerate(zip(model.get_parameters(), inputs, strict=True)):
+        parameter.set_element_type(_value_type(value, f"partition input {index}"))
+        parameter.set_partial_shape(_partial_shape(value))
+    model.validate_nodes_and_infer_types()
+
+    processor = PrePostProcessor(model)
+    for index, value in enumerate(outputs):
+        expected = _value_type(value, f"partition output {index}")
+        if model.outputs[index].get_element_type() != expected:
+            processor.output(index).tensor().set_element_type(expected)
+    return processor.build()
+
+
+def serialize(model: ov.Model) -> Payload:
+    """Serialize ``model`` to IR bytes, keeping float32 weights uncompressed.
+
+    ``openvino.save_model`` compresses weights to f16 unless told not to.
+    """
+    with tempfile.TemporaryDirectory(prefix="ov_executorch_") as folder:
+        xml_path = Path(folder) / "model.xml"
+        ov.save_model(model, xml_path, compress_to_fp16=False)
+        return Payload(xml=xml_path.read_bytes(), weights=xml_path.with_suffix(".bin").read_bytes())

@@ -1,0 +1,66 @@
+"""``BackendDetails.preprocess`` of the OpenVINO backend."""
+
+from __future__ import annotations
+
+import logging
+from typing import final
+
+from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
+from executorch.exir.backend.compile_spec_schema import CompileSpec
+from executorch.exir.passes.memory_format_ops_pass import DimOrderOpsRevertPass
+from ov_passes import DEFAULT_PASSES, run_passes
+from ov_spec import BACKEND_ID, OpenvinoOptions
+import torch
+from torch.export import ExportedProgram
+
+from ov_convert.convert import convert_module, output_values, serialize, user_input_values
+
+logger = logging.getLogger(__name__)
+
+
+def _prepare(program: ExportedProgram) -> torch.fx.GraphModule:
+    """Return the partition as a graph module with the rewrites the frontend needs."""
+    # The frontend converts aten._to_copy and aten.clone, not their dim-order forms.
+    module = DimOrderOpsRevertPass()(program.module()).graph_module
+    run_passes(module, DEFAULT_PASSES)
+    return module
+
+
+@final
+class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
+    """Turns a partition into the delegate payload: a versioned header plus OpenVINO IR.
+
+    The class name is the backend id (``ov_spec.BACKEND_ID``): ExecuTorch finds a
+    ``BackendDetails`` subclass by its name.
+    """
+
+    @staticmethod
+    def preprocess(
+        edge_program: ExportedProgram, compile_specs: list[CompileSpec]
+    ) -> PreprocessResult:
+        """Run the graph passes, convert the partition and return the payload.
+
+        Args:
+            edge_program: The partition, in edge dialect.
+            compile_specs: The delegate's compile specs; validated again here.
+
+        Raises:
+            CompileSpecError: A compile spec is not valid.
+            ConversionError: OpenVINO could not convert the partition.
+        """
+        options = OpenvinoOptions.from_compile_specs(compile_specs)
+        model = convert_module(
+            _prepare(edge_program), user_input_values(edge_program), output_values(edge_program)
+        )
+        payload = serialize(model).to_bytes()
+        logger.debug(
+            "converted a partition for %s: %d inputs, %d outputs, %d payload bytes",
+            options.device,
+            len(model.inputs),
+            len(model.outputs),
+            len(payload),
+        )
+        return PreprocessResult(processed_bytes=payload)
+
+
+assert OvExecutorchBackend.__name__ == BACKEND_ID

@@ -1,0 +1,14 @@
+"""ExecuTorch partitioner for the OpenVINO backend."""
+
+from ov_partition.exceptions import CompileSpecError
+from ov_partition.op_support import SUPPORTED_DTYPES, OpenvinoOperatorSupport, frontend_converts
+from ov_partition.partitioner import OpenvinoPartitioner, compile_specs
+
+__all__ = [
+    "CompileSpecError",
+    "OpenvinoOperatorSupport",
+    "OpenvinoPartitioner",
+    "SUPPORTED_DTYPES",
+    "compile_specs",
+    "frontend_converts",
+]

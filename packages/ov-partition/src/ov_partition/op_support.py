@@ -1,0 +1,170 @@
+"""Which edge-dialect nodes OpenVINO can run, and why the others stay on the CPU.
+
+Each check is one function that returns ``None`` when the node passes or a
+reason when it does not. The first reason found is recorded, so a report can
+say why a node stayed on ExecuTorch's CPU kernels.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import operator
+from collections.abc import Callable, Mapping, Sequence
+
+import torch
+from openvino.frontend.pytorch.torchdynamo.op_support import (  # type: ignore[import-untyped]
+    OperatorSupport,
+)
+from torch.fx.passes.operator_support import OperatorSupportBase
+
+logger = logging.getLogger(__name__)
+
+SUPPORTED_DTYPES = frozenset(
+    {
+        torch.float32,
+        torch.float16,
+        torch.bfloat16,
+        torch.int8,
+        torch.int16,
+        torch.int32,
+        torch.int64,
+        torch.uint8,
+        torch.bool,
+    }
+)
+"""Tensor dtypes a delegate reads and writes. float64 is left out because
+OpenVINO's CPU plugin computes it in float32; complex types have no OpenVINO
+element type."""
+
+# Edge-dialect ops that preprocess rewrites into ops the frontend converts
+# (ExecuTorch's DimOrderOpsRevertPass turns them back into aten ops).
+_CONVERTED_BY_PREPROCESS = frozenset(
+    {
+        "dim_order_ops._to_dim_order_copy.default",
+        "dim_order_ops._clone_dim_order.default",
+    }
+)
+
+# OpenVINO converts these to ReduceMin, ReduceMax, Minimum, Maximum and Sign,
+# which refuse bool tensors.
+_NO_BOOL_ONLY_INPUTS = frozenset(
+    {"aten.min", "aten.max", "aten.amin", "aten.amax", "aten.minimum", "aten.maximum"}
+    | {"aten.clamp", "aten.sign"}
+)
+
+Check = Callable[[torch.fx.Node], "str | None"]
+
+
+def op_name(node: torch.fx.Node) -> str:
+    """Return the ``namespace.op.overload`` name of a node's target, e.g. ``aten.add.Tensor``."""
+    target = node.target
+    if isinstance(target, str):
+        return target
+    name = getattr(target, "__name__", None)
+    if isinstance(name, str) and "." in name:
+        return name
+    return f"{getattr(target, '__module__', '')}.{getattr(target, '__qualname__', target)}"
+
+
+@functools.cache
+def _frontend() -> OperatorSupport:
+    return OperatorSupport([])
+
+
+@functools.cache
+def frontend_converts(name: str) -> bool:
+    """Ask OpenVINO's PyTorch frontend whether it converts the aten op ``name``.
+
+    ``name`` is an overload name such as ``aten.addmm.default``. The frontend's
+    ``OperatorSupport`` answers for a node whose target is the aten overload,
+    so a one-node graph with that target stands in for the edge-dialect node.
+    """
+    if name.startswith("_operator."):
+        target: object = getattr(operator, name.split(".", 1)[1], None)
+    else:
+        namespace, _, rest = name.partition(".")
+        packet, _, overload = rest.rpartition(".")
+        target = getattr(getattr(getattr(torch.ops, namespace, None), packet, None), overload, None)
+    if target is None:
+        return False
+    graph = torch.fx.Graph()
+    probe = graph.call_function(target)  # type: ignore[arg-type]
+    return bool(_frontend().is_node_supported({}, probe))
+
+
+def _check_callable(node: torch.fx.Node) -> str | None:
+    if node.op != "call_function":
+        return f"a {node.op} node is not an operation"
+    return None
+
+
+def _check_frontend(node: torch.fx.Node) -> str | None:
+    name = op_name(node)
+    if name in _CONVERTED_BY_PREPROCESS or frontend_converts(name):
+        return None
+    return f"OpenVINO's PyTorch frontend does not convert {name}"
+
+
+def _tensor_values(value: object) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in _tensor_values(item)]
+    return []
+
+
+def _check_dtypes(node: torch.fx.Node) -> str | None:
+    values = _tensor_values(node.meta.get("val"))
+    for arg in node.all_input_nodes:
+        values += _tensor_values(arg.meta.get("val"))
+    for value in values:
+        if value.dtype not in SUPPORTED_DTYPES:
+            return f"{op_name(node)} reads or writes {value.dtype}, which the delegate does not take"
+    return None
+
+
+def _check_bool_only_inputs(node: torch.fx.Node) -> str | None:
+    packet = op_name(node).rsplit(".", 1)[0]
+    if packet not in _NO_BOOL_ONLY_INPUTS:
+        return None
+    inputs = [t for arg in node.all_input_nodes for t in _tensor_values(arg.meta.get("val"))]
+    if inputs and all(t.dtype == torch.bool for t in inputs):
+        return f"OpenVINO's {packet} refuses bool tensors"
+    return None
+
+
+CHECKS: Sequence[Check] = (
+    _check_callable,
+    _check_frontend,
+    _check_dtypes,
+    _check_bool_only_inputs,
+)
+"""The support checks, in the order they run."""
+
+
+class OpenvinoOperatorSupport(OperatorSupportBase):  # type: ignore[misc]
+    """Answers ``is_node_supported`` for ``CapabilityBasedPartitioner`` and records rejections.
+
+    Attributes:
+        rejections: Node name to the reason it stays on ExecuTorch's CPU kernels,
+            for the call_function nodes checked so far.
+    """
+
+    def __init__(self) -> None:
+        """Start with no rejections recorded."""
+        super().__init__()
+        self.rejections: dict[str, str] = {}
+
+    def is_node_supported(
+        self, submodules: Mapping[str, torch.nn.Module], node: torch.fx.Node
+    ) -> bool:
+        """Return whether every check passes for ``node``; record the first failure's reason."""
+        for check in CHECKS:
+            reason = check(node)
+            if reason is not None:
+                if node.op == "call_function":
+                    self.rejections[node.name] = reason
+                    logger.debug("node %s stays on the CPU: %s", node.name, reason)
+                return False
+        return True

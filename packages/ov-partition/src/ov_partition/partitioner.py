@@ -1,0 +1,86 @@
+"""The ExecuTorch partitioner that tags the nodes OpenVINO runs."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import final
+
+from executorch.exir.backend.compile_spec_schema import CompileSpec
+from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
+from executorch.exir.backend.utils import tag_constant_data
+from ov_spec import BACKEND_ID, OpenvinoOptions
+from torch.export import ExportedProgram
+from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+
+from ov_partition.op_support import OpenvinoOperatorSupport
+
+logger = logging.getLogger(__name__)
+
+
+def compile_specs(
+    *,
+    device: str = "CPU",
+    inference_precision: str | None = None,
+    cache_dir: str | None = None,
+) -> list[CompileSpec]:
+    """Build the compile spec list for :class:`OpenvinoPartitioner` from keyword arguments.
+
+    Args:
+        device: OpenVINO device string, e.g. ``CPU`` (default), ``GPU``, ``AUTO:GPU,CPU``.
+        inference_precision: ``f32``, ``f16`` or ``bf16``; default ``f32`` on ``CPU``
+            and OpenVINO's own choice on other devices.
+        cache_dir: Folder for OpenVINO's model cache, used when the program loads.
+
+    Raises:
+        CompileSpecError: A value is not valid; the message names the key and what is allowed.
+    """
+    options = OpenvinoOptions(
+        device=device, inference_precision=inference_precision, cache_dir=cache_dir
+    )
+    return [CompileSpec(key, value) for key, value in options.to_entries()]
+
+
+@final
+class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
+    """Delegates every node OpenVINO's PyTorch frontend converts to this project's backend.
+
+    The rest stays on ExecuTorch's CPU kernels; ``rejections`` says why for each
+    node after :meth:`partition` ran.
+
+    Args:
+        compile_specs: ExecuTorch compile specs (see :mod:`ov_spec`); ``None``
+            means the defaults (device ``CPU``). They are validated here, before
+            any conversion starts, and passed unchanged to preprocess and to
+            the runtime, which read them with the same rules.
+
+    Raises:
+        CompileSpecError: A key is unknown or a value is not valid.
+    """
+
+    def __init__(self, compile_specs: Sequence[CompileSpec] | None = None) -> None:
+        """Validate ``compile_specs`` and build the delegation spec."""
+        specs = list(compile_specs or [])
+        self.options = OpenvinoOptions.from_compile_specs(specs)
+        self.delegation_spec = DelegationSpec(BACKEND_ID, specs)
+        self.rejections: dict[str, str] = {}
+
+    def partition(self, exported_program: ExportedProgram) -> PartitionResult:
+        """Tag the supported nodes of ``exported_program`` (edge dialect) with one tag per partition."""
+        support = OpenvinoOperatorSupport()
+        partitioner = CapabilityBasedPartitioner(
+            exported_program.graph_module, support, allows_single_node_partition=True
+        )
+        partition_tags: dict[str, DelegationSpec] = {}
+        for partition in partitioner.propose_partitions():
+            tag = f"openvino_{partition.id}"
+            for node in partition.nodes:
+                node.meta["delegation_tag"] = tag
+            partition_tags[tag] = self.delegation_spec
+        tag_constant_data(exported_program)
+        self.rejections = dict(support.rejections)
+        for name, reason in self.rejections.items():
+            logger.info("node %s stays on ExecuTorch's CPU kernels: %s", name, reason)
+        return PartitionResult(
+            tagged_exported_program=exported_program, partition_tags=partition_tags
+        )

@@ -1,0 +1,115 @@
+#include "openvino_api.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <vector>
+
+namespace ov_executorch {
+namespace {
+
+constexpr const char* kLibraryOverride = "OV_EXECUTORCH_OPENVINO_C_LIB";
+
+// Candidate library paths, most specific first.
+std::vector<std::string> candidate_libraries() {
+  if (const char* path = std::getenv(kLibraryOverride); path && *path) {
+    return {path};  // An explicit choice is never second-guessed.
+  }
+  std::vector<std::string> found;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&candidate_libraries), &info) && info.dli_fname) {
+    namespace fs = std::filesystem;
+    // <site-packages>/ov_runtime/lib*.so -> <site-packages>/openvino/libs/
+    fs::path libs = fs::path(info.dli_fname).parent_path().parent_path() / "openvino" / "libs";
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(libs, ec)) {
+      if (entry.path().filename().string().rfind("libopenvino_c.so", 0) == 0) {
+        found.push_back(entry.path().string());
+      }
+    }
+    std::sort(found.rbegin(), found.rend());  // the newest version first
+  }
+  found.emplace_back("libopenvino_c.so");
+  return found;
+}
+
+struct Loaded {
+  OpenvinoApi api;
+  ov_core_t* core = nullptr;
+  std::string error;
+};
+
+bool load_symbols(void* handle, OpenvinoApi& api, std::string& error) {
+#define OV_EXECUTORCH_LOAD(name)                                              \
+  api.name = reinterpret_cast<decltype(api.name)>(dlsym(handle, #name));      \
+  if (api.name == nullptr) {                                                  \
+    error = "OpenVINO's C library lacks the function " #name;                 \
+    return false;                                                             \
+  }
+  OV_EXECUTORCH_API_FUNCTIONS(OV_EXECUTORCH_LOAD)
+#undef OV_EXECUTORCH_LOAD
+  return true;
+}
+
+Loaded load() {
+  Loaded loaded;
+  std::string tried;
+  for (const auto& path : candidate_libraries()) {
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      tried += "\n  " + path + ": " + dlerror();
+      continue;
+    }
+    if (!load_symbols(handle, loaded.api, loaded.error)) {
+      loaded.error += " (" + path + ")";
+      return loaded;
+    }
+    ov_status_e status = loaded.api.ov_core_create(&loaded.core);
+    if (status != OK) {
+      loaded.error = "ov_core_create failed: " + loaded.api.describe(status);
+      loaded.core = nullptr;
+    }
+    return loaded;
+  }
+  loaded.error = std::string("OpenVINO's C library could not be loaded; install the openvino "
+                             "package (2025.1 or newer) or set ") +
+      kLibraryOverride + " to the path of libopenvino_c.so. Tried:" + tried;
+  return loaded;
+}
+
+const Loaded& loaded() {
+  static const Loaded instance = load();  // one core per process
+  return instance;
+}
+
+}  // namespace
+
+std::string OpenvinoApi::describe(ov_status_e status) const {
+  std::string text = ov_get_error_info ? ov_get_error_info(status) : "unknown status";
+  if (ov_get_last_err_msg) {
+    const char* message = ov_get_last_err_msg();
+    if (message && *message) {
+      text += ": ";
+      text += message;
+    }
+  }
+  return text;
+}
+
+const OpenvinoApi* openvino_api(std::string* error) {
+  const Loaded& state = loaded();
+  if (state.core == nullptr) {
+    if (error) *error = state.error;
+    return nullptr;
+  }
+  return &state.api;
+}
+
+ov_core_t* openvino_core() {
+  return loaded().core;
+}
+
+}  // namespace ov_executorch

@@ -1,0 +1,50 @@
+"""Run ExecuTorch programs with this backend loaded."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from executorch.runtime import Program, Runtime
+
+from ov_runtime.exceptions import ExecutionError
+from ov_runtime.native import load_backend
+
+
+def load_program(pte: bytes | str | Path) -> Program:
+    """Load a ``.pte`` (bytes or a path) into ExecuTorch's runtime with this backend registered.
+
+    Raises:
+        BackendUnavailableError: The native backend cannot be loaded.
+        ExecutionError: ExecuTorch refused the program.
+    """
+    load_backend()
+    try:
+        return Runtime.get().load_program(pte)
+    except RuntimeError as error:
+        raise ExecutionError(f"ExecuTorch could not load the program: {error}") from error
+
+
+def run(program: Program | bytes | str | Path, inputs: Sequence[Any], method: str = "forward") -> list[Any]:
+    """Run ``method`` of a program on ``inputs`` and return its outputs.
+
+    Args:
+        program: A loaded program, or ``.pte`` bytes or a path.
+        inputs: The method's inputs (tensors and scalars), flattened in order.
+        method: The method name.
+
+    Raises:
+        ExecutionError: The method does not exist, or ExecuTorch or a delegate
+            refused to load or run it (the delegate logs why on stderr).
+    """
+    loaded = program if isinstance(program, Program) else load_program(program)
+    if method not in loaded.method_names:
+        raise ExecutionError(f"the program has no method {method!r}; it has {sorted(loaded.method_names)}")
+    try:
+        handle = loaded.load_method(method)
+        if handle is None:
+            raise ExecutionError(f"ExecuTorch could not load method {method!r}")
+        return list(handle.execute(list(inputs)))
+    except RuntimeError as error:
+        raise ExecutionError(f"method {method!r} failed: {error}") from error

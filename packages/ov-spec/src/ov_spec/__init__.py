@@ -1,0 +1,35 @@
+"""Compile specs and the backend id of the OpenVINO backend for ExecuTorch.
+
+Uses the standard library only, so other projects can import it without
+OpenVINO or PyTorch.
+"""
+
+from ov_spec.backend_id import BACKEND_ID
+from ov_spec.compile_spec import (
+    CACHE_DIR,
+    CPU_DEFAULT_PRECISION,
+    DEFAULT_DEVICE,
+    DEVICE,
+    INFERENCE_PRECISION,
+    KNOWN_KEYS,
+    PRECISIONS,
+    CompileSpecLike,
+    OpenvinoOptions,
+)
+from ov_spec.exceptions import CompileSpecError
+
+__all__ = [
+    "BACKEND_ID",
+    # compile spec keys and values
+    "CACHE_DIR",
+    "CPU_DEFAULT_PRECISION",
+    "DEFAULT_DEVICE",
+    "DEVICE",
+    "INFERENCE_PRECISION",
+    "KNOWN_KEYS",
+    "PRECISIONS",
+    # parsing
+    "CompileSpecError",
+    "CompileSpecLike",
+    "OpenvinoOptions",
+]
