@@ -12,12 +12,12 @@ from ov_convert.payload import MAGIC, VERSION, Payload
 from ov_convert.preprocess import OvExecutorchBackend
 
 __all__ = [
-    "ConversionError",
     "MAGIC",
+    "VERSION",
+    "ConversionError",
     "OvExecutorchBackend",
     "Payload",
     "PayloadError",
-    "VERSION",
     "convert_module",
     "element_type",
     "output_values",

@@ -9,9 +9,7 @@ from pathlib import Path
 import openvino as ov
 import torch
 from openvino.frontend import FrontEndManager
-from openvino.frontend.pytorch.fx_decoder import (  # type: ignore[import-untyped]
-    TorchFXPythonDecoder,
-)
+from openvino.frontend.pytorch.fx_decoder import TorchFXPythonDecoder
 from openvino.preprocess import PrePostProcessor
 from torch.export import ExportedProgram
 
@@ -75,7 +73,9 @@ def user_input_values(program: ExportedProgram) -> list[object]:
 def output_values(program: ExportedProgram) -> list[object]:
     """Return the example value of each output of ``program``, in order."""
     output = program.graph.output_node()
-    return [arg.meta.get("val") if isinstance(arg, torch.fx.Node) else arg for arg in output.args[0]]
+    return [
+        arg.meta.get("val") if isinstance(arg, torch.fx.Node) else arg for arg in output.args[0]
+    ]
 
 
 def convert_module(

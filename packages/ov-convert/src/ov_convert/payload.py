@@ -1,10 +1,10 @@
-"""The delegate payload: a small versioned header followed by an OpenVINO IR.
+r"""The delegate payload: a small versioned header followed by an OpenVINO IR.
 
 Layout (all integers little-endian; the native runtime reads the same layout
 in ``native/payload.cpp``)::
 
     offset  size  field
-    0       8     magic  b"OVEXIR\\0\\0"
+    0       8     magic  b"OVEXIR\0\0"
     8       4     version (uint32), currently 1
     12      4     reserved, 0
     16      8     xml_offset (uint64)   model XML, UTF-8
@@ -60,14 +60,18 @@ class Payload:
                 magic or version, or name sections outside the buffer.
         """
         if len(data) < HEADER.size:
-            raise PayloadError(f"payload has {len(data)} bytes; the header alone needs {HEADER.size}")
+            raise PayloadError(
+                f"payload has {len(data)} bytes; the header alone needs {HEADER.size}"
+            )
         magic, version, _, xml_offset, xml_size, weights_offset, weights_size = HEADER.unpack_from(
             data
         )
         if magic != MAGIC:
             raise PayloadError(f"payload magic is {magic!r}; expected {MAGIC!r}")
         if version != VERSION:
-            raise PayloadError(f"payload version is {version}; this release reads version {VERSION}")
+            raise PayloadError(
+                f"payload version is {version}; this release reads version {VERSION}"
+            )
         for name, offset, size in (
             ("xml", xml_offset, xml_size),
             ("weights", weights_offset, weights_size),

@@ -5,15 +5,15 @@ from __future__ import annotations
 import logging
 from typing import final
 
+import torch
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.passes.memory_format_ops_pass import DimOrderOpsRevertPass
-from ov_passes import DEFAULT_PASSES, run_passes
-from ov_spec import BACKEND_ID, OpenvinoOptions
-import torch
 from torch.export import ExportedProgram
 
 from ov_convert.convert import convert_module, output_values, serialize, user_input_values
+from ov_passes import DEFAULT_PASSES, run_passes
+from ov_spec import BACKEND_ID, OpenvinoOptions
 
 logger = logging.getLogger(__name__)
 
@@ -21,7 +21,7 @@ logger = logging.getLogger(__name__)
 def _prepare(program: ExportedProgram) -> torch.fx.GraphModule:
     """Return the partition as a graph module with the rewrites the frontend needs."""
     # The frontend converts aten._to_copy and aten.clone, not their dim-order forms.
-    module = DimOrderOpsRevertPass()(program.module()).graph_module
+    module: torch.fx.GraphModule = DimOrderOpsRevertPass()(program.module()).graph_module
     run_passes(module, DEFAULT_PASSES)
     return module
 

@@ -5,10 +5,10 @@ from ov_partition.op_support import SUPPORTED_DTYPES, OpenvinoOperatorSupport, f
 from ov_partition.partitioner import OpenvinoPartitioner, compile_specs
 
 __all__ = [
+    "SUPPORTED_DTYPES",
     "CompileSpecError",
     "OpenvinoOperatorSupport",
     "OpenvinoPartitioner",
-    "SUPPORTED_DTYPES",
     "compile_specs",
     "frontend_converts",
 ]

@@ -13,9 +13,7 @@ import operator
 from collections.abc import Callable, Mapping, Sequence
 
 import torch
-from openvino.frontend.pytorch.torchdynamo.op_support import (  # type: ignore[import-untyped]
-    OperatorSupport,
-)
+from openvino.frontend.pytorch.torchdynamo.op_support import OperatorSupport
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 logger = logging.getLogger(__name__)
@@ -86,10 +84,10 @@ def frontend_converts(name: str) -> bool:
         namespace, _, rest = name.partition(".")
         packet, _, overload = rest.rpartition(".")
         target = getattr(getattr(getattr(torch.ops, namespace, None), packet, None), overload, None)
-    if target is None:
+    if not callable(target):
         return False
     graph = torch.fx.Graph()
-    probe = graph.call_function(target)  # type: ignore[arg-type]
+    probe = graph.call_function(target)
     return bool(_frontend().is_node_supported({}, probe))
 
 
@@ -120,7 +118,9 @@ def _check_dtypes(node: torch.fx.Node) -> str | None:
         values += _tensor_values(arg.meta.get("val"))
     for value in values:
         if value.dtype not in SUPPORTED_DTYPES:
-            return f"{op_name(node)} reads or writes {value.dtype}, which the delegate does not take"
+            return (
+                f"{op_name(node)} reads or writes {value.dtype}, which the delegate does not take"
+            )
     return None
 
 
@@ -143,7 +143,7 @@ CHECKS: Sequence[Check] = (
 """The support checks, in the order they run."""
 
 
-class OpenvinoOperatorSupport(OperatorSupportBase):  # type: ignore[misc]
+class OpenvinoOperatorSupport(OperatorSupportBase):
     """Answers ``is_node_supported`` for ``CapabilityBasedPartitioner`` and records rejections.
 
     Attributes:

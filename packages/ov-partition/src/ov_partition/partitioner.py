@@ -9,11 +9,11 @@ from typing import final
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
 from executorch.exir.backend.utils import tag_constant_data
-from ov_spec import BACKEND_ID, OpenvinoOptions
 from torch.export import ExportedProgram
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
 from ov_partition.op_support import OpenvinoOperatorSupport
+from ov_spec import BACKEND_ID, OpenvinoOptions
 
 logger = logging.getLogger(__name__)
 

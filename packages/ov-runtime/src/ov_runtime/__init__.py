@@ -11,20 +11,19 @@ Example::
 
 from ov_convert import ConversionError, OvExecutorchBackend
 from ov_partition import OpenvinoPartitioner, compile_specs
-from ov_spec import BACKEND_ID, CompileSpecError, OpenvinoOptions
-
 from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
 from ov_runtime.lowering import LoweredProgram, lower
 from ov_runtime.native import compiled_delegates, is_available, load_backend
 from ov_runtime.running import load_program, run
+from ov_spec import BACKEND_ID, CompileSpecError, OpenvinoOptions
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - grouped by task
     "BACKEND_ID",
     # lowering
+    "LoweredProgram",
     "OpenvinoOptions",
     "OpenvinoPartitioner",
     "OvExecutorchBackend",
-    "LoweredProgram",
     "compile_specs",
     "lower",
     # running

@@ -49,7 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser(
         "demo", help="lower all-MiniLM-L6-v2, run the .pte on OpenVINO and compare with eager"
     )
-    demo.add_argument("--output", type=Path, help="where to save the .pte (default: a temporary file)")
+    demo.add_argument(
+        "--output", type=Path, help="where to save the .pte (default: a temporary file)"
+    )
     runner = commands.add_parser("run", help="run a saved .pte and summarize its outputs")
     runner.add_argument("pte", type=Path, help="the program (.pte)")
     runner.add_argument(

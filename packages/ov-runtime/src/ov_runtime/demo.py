@@ -58,7 +58,10 @@ def _matrix(embeddings: torch.Tensor) -> torch.Tensor:
 def _print_matrices(eager: torch.Tensor, openvino: torch.Tensor, out: TextIO) -> None:
     n = eager.shape[0]
     header = " ".join(f"{j:>7}" for j in range(n))
-    print(f"\nSentence similarity (cosine)\n{'eager':<{8 * n + 4}}   OpenVINO via ExecuTorch", file=out)
+    print(
+        f"\nSentence similarity (cosine)\n{'eager':<{8 * n + 4}}   OpenVINO via ExecuTorch",
+        file=out,
+    )
     print(f"    {header}       {header}", file=out)
     for i in range(n):
         left = " ".join(f"{v:7.4f}" for v in eager[i].tolist())
@@ -87,7 +90,9 @@ def run_demo(output: Path | None = None, out: TextIO = sys.stdout) -> int:
     )
     with torch.no_grad():
         eager = steps.timed("running PyTorch eager", lambda: model(*inputs))
-        exported = steps.timed("exporting with torch.export", lambda: torch.export.export(model, inputs))
+        exported = steps.timed(
+            "exporting with torch.export", lambda: torch.export.export(model, inputs)
+        )
     lowered = steps.timed("lowering with the OpenVINO partitioner", lambda: lower(exported))
     with tempfile.TemporaryDirectory() as folder:
         path = output or Path(folder) / "minilm.pte"

@@ -7,9 +7,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-from executorch.exir import EdgeProgramManager, ExecutorchProgramManager, to_edge_transform_and_lower
-from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.devtools.backend_debug import get_delegation_info
+from executorch.exir import (
+    EdgeProgramManager,
+    ExecutorchProgramManager,
+    to_edge_transform_and_lower,
+)
+from executorch.exir.backend.compile_spec_schema import CompileSpec
+
 from ov_partition import OpenvinoPartitioner
 
 

@@ -28,7 +28,9 @@ def _require(module: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as error:
-        raise MissingModelPackageError(f"{module} is not installed; {MODEL_PACKAGES_HINT}") from error
+        raise MissingModelPackageError(
+            f"{module} is not installed; {MODEL_PACKAGES_HINT}"
+        ) from error
 
 
 class SentenceEmbedder(torch.nn.Module):

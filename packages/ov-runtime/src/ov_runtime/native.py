@@ -14,11 +14,9 @@ import ctypes
 import functools
 import importlib.resources
 import logging
-import os
-
-from ov_spec import BACKEND_ID
 
 from ov_runtime.exceptions import BackendUnavailableError
+from ov_spec import BACKEND_ID
 
 logger = logging.getLogger(__name__)
 
@@ -34,13 +32,14 @@ def load_backend() -> ctypes.CDLL:
         BackendUnavailableError: The library is missing (the ``ov-runtime``
             package was installed without its native build) or cannot be loaded.
     """
+    # A Traversable; in an editable install it spans the source and the installed folder.
     resource = importlib.resources.files("ov_runtime") / LIBRARY_NAME
     if not resource.is_file():
         raise BackendUnavailableError(
             f"{LIBRARY_NAME} is not installed in the ov_runtime package; reinstall "
             "ov-runtime so that its native part is built (`uv sync --reinstall-package ov-runtime`)"
         )
-    path = os.fspath(resource)
+    path = str(resource)
     try:
         library = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
     except OSError as error:

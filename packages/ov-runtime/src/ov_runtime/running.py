@@ -26,7 +26,9 @@ def load_program(pte: bytes | str | Path) -> Program:
         raise ExecutionError(f"ExecuTorch could not load the program: {error}") from error
 
 
-def run(program: Program | bytes | str | Path, inputs: Sequence[Any], method: str = "forward") -> list[Any]:
+def run(
+    program: Program | bytes | str | Path, inputs: Sequence[Any], method: str = "forward"
+) -> list[Any]:
     """Run ``method`` of a program on ``inputs`` and return its outputs.
 
     Args:
@@ -40,7 +42,9 @@ def run(program: Program | bytes | str | Path, inputs: Sequence[Any], method: st
     """
     loaded = program if isinstance(program, Program) else load_program(program)
     if method not in loaded.method_names:
-        raise ExecutionError(f"the program has no method {method!r}; it has {sorted(loaded.method_names)}")
+        raise ExecutionError(
+            f"the program has no method {method!r}; it has {sorted(loaded.method_names)}"
+        )
     try:
         handle = loaded.load_method(method)
         if handle is None:

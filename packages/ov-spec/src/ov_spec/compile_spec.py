@@ -64,7 +64,9 @@ class CompileSpecLike(Protocol):
 
 
 def _unknown_key(key: str) -> CompileSpecError:
-    return CompileSpecError(f"unknown compile spec key {key!r}; known keys: {', '.join(KNOWN_KEYS)}")
+    return CompileSpecError(
+        f"unknown compile spec key {key!r}; known keys: {', '.join(KNOWN_KEYS)}"
+    )
 
 
 @dataclass(frozen=True)
