@@ -21,7 +21,9 @@ logger = logging.getLogger(__name__)
 def _prepare(program: ExportedProgram) -> torch.fx.GraphModule:
     """Return the partition as a graph module with the rewrites the frontend needs."""
     # The frontend converts aten._to_copy and aten.clone, not their dim-order forms.
-    module: torch.fx.GraphModule = DimOrderOpsRevertPass()(program.module()).graph_module
+    # Guards check user inputs at the top of a whole program, which a delegate never sees.
+    unlifted = program.module(check_guards=False)
+    module: torch.fx.GraphModule = DimOrderOpsRevertPass()(unlifted).graph_module
     run_passes(module, DEFAULT_PASSES)
     return module
 

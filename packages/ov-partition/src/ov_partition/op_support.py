@@ -16,6 +16,8 @@ import torch
 from openvino.frontend.pytorch.torchdynamo.op_support import OperatorSupport
 from torch.fx.passes.operator_support import OperatorSupportBase
 
+from ov_spec import target_name
+
 logger = logging.getLogger(__name__)
 
 SUPPORTED_DTYPES = frozenset(
@@ -56,13 +58,7 @@ Check = Callable[[torch.fx.Node], "str | None"]
 
 def op_name(node: torch.fx.Node) -> str:
     """Return the ``namespace.op.overload`` name of a node's target, e.g. ``aten.add.Tensor``."""
-    target = node.target
-    if isinstance(target, str):
-        return target
-    name = getattr(target, "__name__", None)
-    if isinstance(name, str) and "." in name:
-        return name
-    return f"{getattr(target, '__module__', '')}.{getattr(target, '__qualname__', target)}"
+    return target_name(node.target)
 
 
 @functools.cache

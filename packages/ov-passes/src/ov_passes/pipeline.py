@@ -13,6 +13,8 @@ from typing import Protocol
 
 import torch
 
+from ov_spec import target_name
+
 
 class GraphPass(Protocol):
     """One rewrite of a graph module, done in place."""
@@ -24,10 +26,7 @@ class GraphPass(Protocol):
 
 def op_name(node: torch.fx.Node) -> str:
     """Return ``namespace.op.overload`` for a call_function node (aten or edge dialect), else ``""``."""
-    if node.op != "call_function":
-        return ""
-    name = getattr(node.target, "__name__", "")
-    return name if isinstance(name, str) else ""
+    return target_name(node.target) if node.op == "call_function" else ""
 
 
 def run_passes(graph_module: torch.fx.GraphModule, passes: Sequence[GraphPass]) -> bool:

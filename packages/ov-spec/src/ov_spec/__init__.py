@@ -17,6 +17,7 @@ from ov_spec.compile_spec import (
     OpenvinoOptions,
 )
 from ov_spec.exceptions import CompileSpecError
+from ov_spec.op_names import target_name
 
 __all__ = [
     "BACKEND_ID",
@@ -32,4 +33,6 @@ __all__ = [
     "CompileSpecError",
     "CompileSpecLike",
     "OpenvinoOptions",
+    # op names
+    "target_name",
 ]

@@ -1,0 +1,70 @@
+import numpy as np
+import openvino as ov
+import pytest
+import torch
+from executorch.exir import to_edge
+from ov_convert import ConversionError, OvExecutorchBackend, Payload, element_type
+from ov_spec import BACKEND_ID, CompileSpecError
+
+
+class Mixed(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 3)
+
+    def forward(self, x, mask):
+        return self.linear(x), mask.cumsum(0), x.to(torch.float16)
+
+
+def preprocess(model, inputs, specs=()):
+    program = to_edge(torch.export.export(model, inputs)).exported_program()
+    return OvExecutorchBackend.preprocess(program, list(specs))
+
+
+def read(processed: bytes) -> ov.Model:
+    payload = Payload.from_bytes(processed)
+    weights = ov.Tensor(np.frombuffer(payload.weights, dtype=np.uint8).copy())
+    return ov.Core().read_model(model=payload.xml, weights=weights)
+
+
+def test_class_name_is_the_backend_id():
+    assert OvExecutorchBackend.__name__ == BACKEND_ID
+
+
+def test_payload_carries_a_typed_ir_with_float32_weights():
+    inputs = (torch.randn(2, 4), torch.ones(300, dtype=torch.bool))
+    model = read(preprocess(Mixed(), inputs).processed_bytes)
+    assert [(p.get_element_type(), p.get_partial_shape()) for p in model.inputs] == [
+        (ov.Type.f32, ov.PartialShape([2, 4])),
+        (ov.Type.boolean, ov.PartialShape([300])),
+    ]
+    # Outputs have the dtypes ExecuTorch allocates for them.
+    assert [o.get_element_type() for o in model.outputs] == [ov.Type.f32, ov.Type.i64, ov.Type.f16]
+    constants = [n for n in model.get_ops() if n.get_type_name() == "Constant"]
+    assert any(c.get_element_type() == ov.Type.f32 and c.get_output_size() for c in constants)
+    assert not any(c.get_element_type() == ov.Type.f16 for c in constants)
+
+
+def test_symbolic_dims_become_dynamic():
+    program = to_edge(
+        torch.export.export(
+            Mixed(),
+            (torch.randn(3, 4), torch.ones(5, dtype=torch.bool)),
+            dynamic_shapes=({0: torch.export.Dim("n", max=64)}, None),
+        )
+    ).exported_program()
+    model = read(OvExecutorchBackend.preprocess(program, []).processed_bytes)
+    assert model.inputs[0].get_partial_shape().is_dynamic
+    assert model.inputs[0].get_partial_shape()[1] == ov.Dimension(4)
+
+
+def test_bad_compile_spec_is_refused():
+    from executorch.exir.backend.compile_spec_schema import CompileSpec
+
+    with pytest.raises(CompileSpecError):
+        preprocess(Mixed(), (torch.randn(2, 4), torch.ones(3, dtype=torch.bool)), [CompileSpec("x", b"")])
+
+
+def test_unknown_dtype_names_the_value():
+    with pytest.raises(ConversionError, match=r"partition input 0 has dtype torch.complex64"):
+        element_type(torch.complex64, "partition input 0")

@@ -1,0 +1,96 @@
+import pytest
+import torch
+from executorch.exir import to_edge
+from executorch.exir.backend.compile_spec_schema import CompileSpec
+from ov_partition import CompileSpecError, OpenvinoPartitioner, compile_specs, frontend_converts
+from ov_spec import BACKEND_ID
+
+
+def edge_program(model, *inputs):
+    return to_edge(torch.export.export(model, inputs)).exported_program()
+
+
+def tags(program):
+    return {
+        n.name: n.meta.get("delegation_tag")
+        for n in program.graph.nodes
+        if n.op == "call_function"
+    }
+
+
+class AddSoftmax(torch.nn.Module):
+    def forward(self, x):
+        return torch.softmax(x + 1, dim=-1)
+
+
+def test_delegation_spec_uses_the_backend_id_and_the_given_specs():
+    specs = [CompileSpec("device", b"CPU"), CompileSpec("inference_precision", b"")]
+    partitioner = OpenvinoPartitioner(specs)
+    assert partitioner.delegation_spec.backend_id == BACKEND_ID
+    assert list(partitioner.delegation_spec.compile_specs) == specs
+
+
+def test_bad_spec_raises_when_the_partitioner_is_built():
+    with pytest.raises(CompileSpecError, match="inference_precision"):
+        OpenvinoPartitioner([CompileSpec("inference_precision", b"f7")])
+    with pytest.raises(CompileSpecError, match="device"):
+        compile_specs(device="cpu")
+
+
+def test_compile_specs_builds_entries_from_keywords():
+    specs = compile_specs(device="GPU", inference_precision="f16", cache_dir="/c")
+    assert [(s.key, s.value) for s in specs] == [
+        ("device", b"GPU"),
+        ("inference_precision", b"f16"),
+        ("cache_dir", b"/c"),
+    ]
+
+
+def test_supported_nodes_share_one_tag():
+    program = edge_program(AddSoftmax(), torch.randn(2, 3))
+    result = OpenvinoPartitioner().partition(program)
+    node_tags = set(tags(program).values())
+    assert len(node_tags) == 1 and None not in node_tags
+    assert set(result.partition_tags) == node_tags
+
+
+def test_unconverted_op_stays_on_cpu_with_a_reason():
+    class NonZero(torch.nn.Module):
+        def forward(self, x):
+            return torch.nonzero(x + 1)
+
+    program = edge_program(NonZero(), torch.randn(4))
+    partitioner = OpenvinoPartitioner()
+    partitioner.partition(program)
+    node_tags = tags(program)
+    assert node_tags["aten_nonzero_default"] is None
+    assert node_tags["aten_add_tensor"] is not None
+    assert "does not convert aten.nonzero.default" in partitioner.rejections["aten_nonzero_default"]
+
+
+def test_float64_stays_on_cpu():
+    program = edge_program(AddSoftmax(), torch.randn(2, 3, dtype=torch.float64))
+    partitioner = OpenvinoPartitioner()
+    partitioner.partition(program)
+    assert set(tags(program).values()) == {None}
+    assert any("torch.float64" in reason for reason in partitioner.rejections.values())
+
+
+def test_min_of_only_bool_tensors_stays_on_cpu_but_mixed_maximum_does_not():
+    class BoolMin(torch.nn.Module):
+        def forward(self, mask, x):
+            return mask.amin(), torch.maximum(mask, x)
+
+    program = edge_program(BoolMin(), torch.ones(3, dtype=torch.bool), torch.randn(3))
+    partitioner = OpenvinoPartitioner()
+    partitioner.partition(program)
+    node_tags = tags(program)
+    assert node_tags["aten_amin_default"] is None
+    assert "refuses bool" in partitioner.rejections["aten_amin_default"]
+    assert node_tags["aten_maximum_default"] is not None
+
+
+def test_frontend_is_asked_about_aten_overloads():
+    assert frontend_converts("aten.addmm.default")
+    assert not frontend_converts("aten.nonzero.default")
+    assert not frontend_converts("aten.no_such_op.default")

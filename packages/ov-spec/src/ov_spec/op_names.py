@@ -1,0 +1,24 @@
+"""One name for an operation target, shared by the partitioner's reports and the passes.
+
+Edge-dialect targets (ExecuTorch's ``EdgeOpOverload``) are named
+``aten.cumsum.default`` by their ``__name__``; aten ``OpOverload`` targets are
+named ``cumsum.default`` with the namespace apart. Both get the full form.
+"""
+
+
+def target_name(target: object) -> str:
+    """Return ``namespace.op.overload`` for an op target, e.g. ``aten.cumsum.default``.
+
+    Python callables such as ``operator.getitem`` give ``_operator.getitem``.
+    """
+    if isinstance(target, str):
+        return target
+    name = getattr(target, "__name__", None)
+    if not isinstance(name, str):
+        return repr(target)
+    namespace = getattr(target, "namespace", None)
+    if isinstance(namespace, str) and not name.startswith(namespace + "."):
+        return f"{namespace}.{name}"
+    if "." not in name:
+        return f"{getattr(target, '__module__', '')}.{name}"
+    return name

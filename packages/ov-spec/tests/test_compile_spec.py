@@ -1,0 +1,115 @@
+from dataclasses import dataclass
+
+import pytest
+
+from ov_spec import BACKEND_ID, CompileSpecError, OpenvinoOptions
+
+
+@dataclass(frozen=True)
+class Spec:
+    key: str
+    value: bytes
+
+
+def parse(*entries: tuple[str, bytes]) -> OpenvinoOptions:
+    return OpenvinoOptions.from_compile_specs(Spec(k, v) for k, v in entries)
+
+
+def test_defaults_are_cpu_in_float32():
+    options = parse()
+    assert options == OpenvinoOptions(device="CPU", inference_precision=None, cache_dir=None)
+    assert options.effective_precision == "f32"
+
+
+@pytest.mark.parametrize(
+    "device", ["CPU", "GPU", "GPU.1", "NPU", "AUTO:GPU,CPU", "HETERO:GPU.0,CPU"]
+)
+def test_device_strings_openvino_accepts(device):
+    assert parse(("device", device.encode())).device == device
+
+
+@pytest.mark.parametrize("device", ["cpu", "GPU ", "AUTO:", "AUTO:GPU,,CPU", "C PU", "GPU.x"])
+def test_bad_device_names_key_and_value(device):
+    with pytest.raises(CompileSpecError, match=r"'device'.*" + repr(device).replace(".", r"\.")):
+        parse(("device", device.encode()))
+
+
+def test_other_devices_keep_openvinos_precision_unless_asked():
+    assert parse(("device", b"GPU")).effective_precision is None
+    assert parse(("device", b"GPU"), ("inference_precision", b"f16")).effective_precision == "f16"
+
+
+@pytest.mark.parametrize("precision", ["f32", "f16", "bf16"])
+def test_explicit_precision_is_honoured(precision):
+    assert parse(("inference_precision", precision.encode())).effective_precision == precision
+
+
+def test_unknown_precision_names_allowed_values():
+    with pytest.raises(CompileSpecError, match=r"'inference_precision'.*'f7'.*f32, f16, bf16"):
+        parse(("inference_precision", b"f7"))
+
+
+def test_last_entry_of_a_key_wins():
+    options = parse(("device", b"GPU"), ("device", b"NPU"))
+    assert options.device == "NPU"
+
+
+def test_empty_value_means_default_even_after_a_bad_one():
+    options = parse(("inference_precision", b"f7"), ("inference_precision", b""))
+    assert options.inference_precision is None
+    assert options.effective_precision == "f32"
+    assert parse(("device", b"GPU"), ("device", b"")).device == "CPU"
+
+
+def test_non_utf8_value_is_refused():
+    with pytest.raises(CompileSpecError, match=r"'cache_dir'.*not UTF-8"):
+        parse(("cache_dir", b"\xff\xfe"))
+
+
+def test_unknown_key_lists_known_keys():
+    with pytest.raises(
+        CompileSpecError, match=r"'precision'.*device, inference_precision, cache_dir"
+    ):
+        parse(("precision", b"f32"))
+
+
+def test_error_is_a_value_error():
+    assert issubclass(CompileSpecError, ValueError)
+
+
+def test_entries_round_trip():
+    options = OpenvinoOptions(device="GPU", inference_precision="bf16", cache_dir="/tmp/c")
+    assert parse(*options.to_entries()) == options
+    assert OpenvinoOptions().to_entries() == [("device", b"CPU")]
+
+
+def test_options_are_immutable():
+    with pytest.raises(AttributeError):
+        OpenvinoOptions().device = "GPU"  # type: ignore[misc]
+
+
+def test_backend_id_is_not_the_wheels_builtin_backend():
+    assert BACKEND_ID != "OpenvinoBackend"
+    assert BACKEND_ID.isidentifier()
+
+
+class FakeOverload:
+    """Stands in for torch's OpOverload: namespace apart from __name__."""
+
+    __name__ = "cumsum.default"
+    namespace = "aten"
+
+
+class FakeEdgeOverload:
+    __name__ = "aten.cumsum.default"
+
+
+def test_target_names_are_full_for_aten_and_edge_targets():
+    import operator
+
+    from ov_spec import target_name
+
+    assert target_name(FakeOverload()) == "aten.cumsum.default"
+    assert target_name(FakeEdgeOverload()) == "aten.cumsum.default"
+    assert target_name(operator.getitem) == "_operator.getitem"
+    assert target_name("placeholder") == "placeholder"
