@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,7 @@ from executorch.exir import (
     to_edge_transform_and_lower,
 )
 from executorch.exir.backend.compile_spec_schema import CompileSpec
+from executorch.exir.delegate import executorch_call_delegate
 
 from ov_partition import OpenvinoPartitioner
 
@@ -45,6 +47,21 @@ class LoweredProgram:
             self.program.write_to_file(file)
 
 
+def _is_delegate_plumbing(node: torch.fx.Node) -> bool:
+    """The call of a delegate, and the getitems that unpack its outputs."""
+    if node.target is executorch_call_delegate:
+        return True
+    source = node.args[0] if node.target is operator.getitem and node.args else None
+    return isinstance(source, torch.fx.Node) and source.target is executorch_call_delegate
+
+
+def _cpu_nodes(graph_module: torch.fx.GraphModule) -> int:
+    return sum(
+        node.op == "call_function" and not _is_delegate_plumbing(node)
+        for node in graph_module.graph.nodes
+    )
+
+
 def lower(
     model: torch.nn.Module | torch.export.ExportedProgram,
     example_inputs: Sequence[Any] = (),
@@ -71,10 +88,10 @@ def lower(
     else:
         exported = torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes)
     edge: EdgeProgramManager = to_edge_transform_and_lower(exported, partitioner=[partitioner])
-    info = get_delegation_info(edge.exported_program().graph_module)
+    graph_module = edge.exported_program().graph_module
     return LoweredProgram(
         program=edge.to_executorch(),
-        delegated_nodes=info.num_delegated_nodes,
-        cpu_nodes=info.num_non_delegated_nodes,
+        delegated_nodes=get_delegation_info(graph_module).num_delegated_nodes,
+        cpu_nodes=_cpu_nodes(graph_module),
         rejections=dict(partitioner.rejections),
     )

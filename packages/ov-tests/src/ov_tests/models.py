@@ -1,0 +1,82 @@
+"""Small models of the end-to-end suite, each with seeded weights."""
+
+from __future__ import annotations
+
+import torch
+
+
+class Add(torch.nn.Module):
+    """``x + y`` (two float32 tensors of one shape)."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """Return the sum."""
+        return x + y
+
+
+class Linear(torch.nn.Module):
+    """One ``nn.Linear(16, 8)``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(16, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return ``x @ W.T + b``, shape ``(..., 8)``."""
+        return self.linear(x)
+
+
+class ConvBatchNorm(torch.nn.Module):
+    """``Conv2d(3, 8, 3)`` then ``BatchNorm2d(8)`` with non-trivial running statistics."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.norm = torch.nn.BatchNorm2d(8)
+        with torch.no_grad():
+            self.norm.running_mean.uniform_(-1, 1)
+            self.norm.running_var.uniform_(0.5, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return the normalised convolution, shape ``(n, 8, h, w)``."""
+        return self.norm(self.conv(x))
+
+
+class Softmax(torch.nn.Module):
+    """Softmax over the last dimension."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return probabilities of the same shape."""
+        return torch.softmax(x, dim=-1)
+
+
+class Mlp(torch.nn.Module):
+    """Four linear layers with GELU between them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = torch.nn.Sequential(
+            torch.nn.Linear(32, 64),
+            torch.nn.GELU(),
+            torch.nn.Linear(64, 64),
+            torch.nn.GELU(),
+            torch.nn.Linear(64, 64),
+            torch.nn.GELU(),
+            torch.nn.Linear(64, 10),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return logits, shape ``(n, 10)``."""
+        return self.layers(x)
+
+
+class SplitByAtan2(torch.nn.Module):
+    """Linear, ``atan2`` (which OpenVINO's frontend does not convert), linear."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first = torch.nn.Linear(8, 8)
+        self.second = torch.nn.Linear(8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return ``second(atan2(first(x), x))``."""
+        return self.second(torch.atan2(self.first(x), x))
