@@ -1,6 +1,7 @@
 import struct
 
 import pytest
+
 from ov_convert import MAGIC, VERSION, Payload, PayloadError
 
 

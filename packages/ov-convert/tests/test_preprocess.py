@@ -3,6 +3,7 @@ import openvino as ov
 import pytest
 import torch
 from executorch.exir import to_edge
+
 from ov_convert import ConversionError, OvExecutorchBackend, Payload, element_type
 from ov_spec import BACKEND_ID, CompileSpecError
 
@@ -62,7 +63,9 @@ def test_bad_compile_spec_is_refused():
     from executorch.exir.backend.compile_spec_schema import CompileSpec
 
     with pytest.raises(CompileSpecError):
-        preprocess(Mixed(), (torch.randn(2, 4), torch.ones(3, dtype=torch.bool)), [CompileSpec("x", b"")])
+        preprocess(
+            Mixed(), (torch.randn(2, 4), torch.ones(3, dtype=torch.bool)), [CompileSpec("x", b"")]
+        )
 
 
 def test_unknown_dtype_names_the_value():

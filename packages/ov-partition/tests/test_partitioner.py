@@ -2,6 +2,7 @@ import pytest
 import torch
 from executorch.exir import to_edge
 from executorch.exir.backend.compile_spec_schema import CompileSpec
+
 from ov_partition import CompileSpecError, OpenvinoPartitioner, compile_specs, frontend_converts
 from ov_spec import BACKEND_ID
 
@@ -12,9 +13,7 @@ def edge_program(model, *inputs):
 
 def tags(program):
     return {
-        n.name: n.meta.get("delegation_tag")
-        for n in program.graph.nodes
-        if n.op == "call_function"
+        n.name: n.meta.get("delegation_tag") for n in program.graph.nodes if n.op == "call_function"
     }
 
 

@@ -450,6 +450,17 @@ const Error registered = [] {
 }  // namespace
 }  // namespace ov_executorch
 
+// Returns why OpenVINO's runtime cannot be used in this process, or an empty
+// string when it can. Loads OpenVINO's C library on first use.
+extern "C" __attribute__((visibility("default"))) const char* ov_executorch_unavailable_reason() {
+  static std::string reason;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (ov_executorch::openvino_api(&reason) != nullptr) reason.clear();
+  });
+  return reason.c_str();
+}
+
 // Copies the record of the index-th delegate compiled in this process into
 // buffer (NUL-terminated, truncated to size) and returns its full length, or
 // -1 when fewer delegates were compiled.

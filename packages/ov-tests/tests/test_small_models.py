@@ -1,5 +1,6 @@
 import pytest
 import torch
+
 from ov_tests import check_program, cpu_operators, delegate_ids
 from ov_tests import models as m
 
@@ -22,7 +23,9 @@ def test_model_matches_eager_in_float32(case):
 
 def test_unconverted_op_stays_on_cpu_and_the_program_still_lowers():
     torch.manual_seed(0)
-    outcome = check_program(m.SplitByAtan2(), (torch.randn(5, 8),), atol=1e-5, cpu_ops={"aten::atan2"})
+    outcome = check_program(
+        m.SplitByAtan2(), (torch.randn(5, 8),), atol=1e-5, cpu_ops={"aten::atan2"}
+    )
     assert cpu_operators(outcome.lowered) == {"aten::atan2"}
     assert len(delegate_ids(outcome.lowered)) == 2
     assert "atan2" in " ".join(outcome.lowered.rejections.values())

@@ -51,12 +51,12 @@ def load_backend() -> ctypes.CDLL:
 def is_available() -> bool:
     """Return whether this backend is registered and OpenVINO's runtime loads.
 
-    False, with the reason logged, when the native library cannot be loaded or
-    when it cannot open OpenVINO's C library or create its core (the native
-    side logs that reason to stderr through ExecuTorch's log).
+    False, with the reason logged as a warning, when the native library cannot
+    be loaded, did not register, or cannot open OpenVINO's C library or create
+    its core.
     """
     try:
-        load_backend()
+        library = load_backend()
     except BackendUnavailableError as error:
         logger.warning("the %s backend is not available: %s", BACKEND_ID, error)
         return False
@@ -66,14 +66,13 @@ def is_available() -> bool:
     if BACKEND_ID not in registry.registered_backend_names:
         logger.warning("the %s backend did not register with ExecuTorch's runtime", BACKEND_ID)
         return False
-    available = bool(registry.is_available(BACKEND_ID))
-    if not available:
-        logger.warning(
-            "the %s backend cannot open OpenVINO's runtime; see the log above, or set %s",
-            BACKEND_ID,
-            OPENVINO_LIBRARY_VARIABLE,
-        )
-    return available
+    reason_of = library.ov_executorch_unavailable_reason
+    reason_of.restype = ctypes.c_char_p
+    reason = (reason_of() or b"").decode("utf-8", errors="replace")
+    if reason:
+        logger.warning("the %s backend is not available: %s", BACKEND_ID, reason)
+        return False
+    return bool(registry.is_available(BACKEND_ID))
 
 
 def compiled_delegates() -> list[dict[str, str]]:

@@ -22,7 +22,8 @@ class Linear(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return ``x @ W.T + b``, shape ``(..., 8)``."""
-        return self.linear(x)
+        output: torch.Tensor = self.linear(x)
+        return output
 
 
 class ConvBatchNorm(torch.nn.Module):
@@ -32,13 +33,14 @@ class ConvBatchNorm(torch.nn.Module):
         super().__init__()
         self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
         self.norm = torch.nn.BatchNorm2d(8)
-        with torch.no_grad():
-            self.norm.running_mean.uniform_(-1, 1)
-            self.norm.running_var.uniform_(0.5, 2)
+        generator = torch.Generator().manual_seed(0)
+        self.norm.register_buffer("running_mean", torch.rand(8, generator=generator) * 2 - 1)
+        self.norm.register_buffer("running_var", torch.rand(8, generator=generator) * 1.5 + 0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return the normalised convolution, shape ``(n, 8, h, w)``."""
-        return self.norm(self.conv(x))
+        output: torch.Tensor = self.norm(self.conv(x))
+        return output
 
 
 class Softmax(torch.nn.Module):
@@ -66,7 +68,8 @@ class Mlp(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return logits, shape ``(n, 10)``."""
-        return self.layers(x)
+        output: torch.Tensor = self.layers(x)
+        return output
 
 
 class SplitByAtan2(torch.nn.Module):
@@ -79,4 +82,5 @@ class SplitByAtan2(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return ``second(atan2(first(x), x))``."""
-        return self.second(torch.atan2(self.first(x), x))
+        output: torch.Tensor = self.second(torch.atan2(self.first(x), x))
+        return output

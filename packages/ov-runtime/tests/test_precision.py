@@ -1,0 +1,77 @@
+"""Float32 by default on CPU, an explicit precision honoured, read back from the compiled delegate."""
+
+from pathlib import Path
+
+import pytest
+import torch
+from executorch.exir.backend.compile_spec_schema import CompileSpec
+
+from ov_runtime import compile_specs, compiled_delegates, load_program, lower, run
+
+
+def cpu_has_bf16_units() -> bool:
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+class Addmm(torch.nn.Module):
+    def forward(self, bias, a, b):
+        return torch.addmm(bias, a, b)
+
+
+def addmm_inputs():
+    generator = torch.Generator().manual_seed(0)
+    return tuple(torch.randn(256, 256, generator=generator) for _ in range(3))
+
+
+def run_and_read_precision(specs, inputs):
+    program = load_program(lower(Addmm(), inputs, specs).buffer)
+    before = len(compiled_delegates())
+    output = run(program, inputs)[0]
+    records = compiled_delegates()
+    assert len(records) == before + 1, "one delegate was compiled for this program"
+    return output, records[-1]
+
+
+def error_to_float64(output, inputs):
+    bias, a, b = (t.double() for t in inputs)
+    return (output.double() - torch.addmm(bias, a, b)).abs().max().item()
+
+
+def test_cpu_computes_in_float32_by_default():
+    inputs = addmm_inputs()
+    output, record = run_and_read_precision(None, inputs)
+    assert record == {"device": "CPU", "INFERENCE_PRECISION_HINT": "f32"}
+    assert error_to_float64(output, inputs) < 1e-4
+
+
+def test_explicit_bf16_is_applied_when_the_program_loads():
+    inputs = addmm_inputs()
+    _, record = run_and_read_precision(compile_specs(inference_precision="bf16"), inputs)
+    assert record["INFERENCE_PRECISION_HINT"] == "bf16"
+
+
+@pytest.mark.skipif(
+    not cpu_has_bf16_units(), reason="this CPU has no bf16 units, so OpenVINO computes bf16 in f32"
+)
+def test_bf16_really_computes_in_bf16_on_cpus_with_bf16_units():
+    inputs = addmm_inputs()
+    output, _ = run_and_read_precision(compile_specs(inference_precision="bf16"), inputs)
+    assert error_to_float64(output, inputs) > 1e-4
+
+
+def test_runtime_takes_the_last_entry_like_lowering_does():
+    # Lowering keeps only the last (empty) entry; a runtime that took the first
+    # would refuse "f7" and fail to load the program.
+    specs = [CompileSpec("inference_precision", b"f7"), CompileSpec("inference_precision", b"")]
+    inputs = addmm_inputs()
+    output, record = run_and_read_precision(specs, inputs)
+    assert record["INFERENCE_PRECISION_HINT"] == "f32"
+    assert error_to_float64(output, inputs) < 1e-4
+
+
+def test_cache_dir_is_written_when_the_program_loads(tmp_path):
+    cache = tmp_path / "cache"
+    inputs = addmm_inputs()
+    run_and_read_precision(compile_specs(cache_dir=str(cache)), inputs)
+    assert cache.is_dir() and any(cache.iterdir())
