@@ -119,8 +119,15 @@ bool port_info(const OpenvinoApi& api, ov_output_const_port_t* port, PortInfo* i
     *error = api.describe(status);
     return false;
   }
-  info->dynamic = api.ov_partial_shape_is_dynamic(shape);
-  info->rank = shape.rank.min == shape.rank.max ? shape.rank.max : -1;
+  // Not ov_partial_shape_is_dynamic: the C API counts a rank of 0 and a
+  // dimension of 0 as dynamic, so scalars and zero-size outputs would lose
+  // their zero-copy binding.
+  auto fixed = [](const ov_dimension_t& d) { return d.min == d.max && d.max >= 0; };
+  info->rank = fixed(shape.rank) ? shape.rank.max : -1;
+  info->dynamic = info->rank < 0;
+  for (int64_t i = 0; i < info->rank && !info->dynamic; ++i) {
+    info->dynamic = !fixed(shape.dims[i]);
+  }
   api.ov_partial_shape_free(&shape);
   return true;
 }
@@ -365,7 +372,10 @@ class OpenvinoBackend final : public BackendInterface {
                index, static_cast<int>(value.tag), element_type_name(port.type));
         return Error::InvalidArgument;
       }
-      status = wrap(api, port.type, {}, slot, &tensor);
+      // The model takes a scalar as shape [] or [1] (ov_convert gives ints [1]).
+      SizesType one = 1;
+      ArrayRef<SizesType> sizes = port.rank == 1 ? ArrayRef<SizesType>(&one, 1) : ArrayRef<SizesType>();
+      status = wrap(api, port.type, sizes, slot, &tensor);
     } else {
       ET_LOG(Error, "OpenVINO: delegate input %zu is neither a tensor nor a scalar (tag %d)", index,
              static_cast<int>(value.tag));

@@ -28,7 +28,6 @@ struct OpenvinoApi {
   X(ov_output_const_port_free)                  \
   X(ov_port_get_partial_shape)                  \
   X(ov_port_get_element_type)                   \
-  X(ov_partial_shape_is_dynamic)                \
   X(ov_partial_shape_free)                      \
   X(ov_infer_request_set_input_tensor_by_index) \
   X(ov_infer_request_set_output_tensor_by_index)\

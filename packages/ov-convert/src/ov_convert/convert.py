@@ -43,21 +43,31 @@ def element_type(dtype: torch.dtype, where: str) -> ov.Type:
         raise ConversionError(f"{where} has dtype {dtype}; the backend takes {allowed}") from None
 
 
-def _partial_shape(value: object) -> ov.PartialShape:
-    """Static dims stay; symbolic dims become dynamic; ints are 0-d."""
+def _shape(value: object) -> ov.PartialShape:
+    """Static dims stay; symbolic dims become dynamic; scalars (ints) are 0-d."""
     if isinstance(value, torch.Tensor):
         return ov.PartialShape([d if isinstance(d, int) else -1 for d in value.shape])
     return ov.PartialShape([])
 
 
-def _value_type(value: object, where: str) -> ov.Type:
+def _frontend_shape(value: object) -> ov.PartialShape:
+    """The shape the frontend converts with: a scalar's rank is left open.
+
+    The frontend's translators (Slice bounds, shapes built from ints)
+    unsqueeze an input of unknown rank to the 1-D form OpenVINO's operations
+    take; a known rank of 0 would reach Slice and Concat as is and fail.
+    """
+    return _shape(value) if isinstance(value, torch.Tensor) else ov.PartialShape.dynamic()
+
+
+def _dtype(value: object) -> torch.dtype:
     if isinstance(value, torch.Tensor):
-        return element_type(value.dtype, where)
+        return value.dtype
     if isinstance(value, (bool, torch.SymBool)):
-        return ov.Type.boolean
+        return torch.bool
     if isinstance(value, (float, torch.SymFloat)):
-        return ov.Type.f32
-    return ov.Type.i64
+        return torch.float32
+    return torch.int64
 
 
 def user_input_values(program: ExportedProgram) -> list[object]:
@@ -98,11 +108,17 @@ def convert_module(
         ConversionError: The frontend fails, or the model's inputs or outputs do
             not match the partition's in number.
     """
+    types = [element_type(_dtype(value), f"partition input {i}") for i, value in enumerate(inputs)]
+    shapes = [_shape(value) for value in inputs]
     try:
         frontend = FrontEndManager().load_by_framework("pytorch")
         # The decoder must outlive convert(): the loaded model only holds a C++
         # reference, and a collected Python decoder fails as a "pure virtual" call.
-        decoder = TorchFXPythonDecoder(module)
+        decoder = TorchFXPythonDecoder(
+            module,
+            input_shapes=[_frontend_shape(value) for value in inputs],
+            input_types=[_dtype(value) for value in inputs],
+        )
         model = frontend.convert(frontend.load(decoder))
     except Exception as error:
         raise ConversionError(
@@ -118,14 +134,14 @@ def convert_module(
         raise ConversionError(
             f"the converted model has {len(model.outputs)} outputs but the partition has {len(outputs)}"
         )
-    for index, (parameter, value) in enumerate(zip(model.get_parameters(), inputs, strict=True)):
-        parameter.set_element_type(_value_type(value, f"partition input {index}"))
-        parameter.set_partial_shape(_partial_shape(value))
+    for parameter, ov_type, shape in zip(model.get_parameters(), types, shapes, strict=True):
+        parameter.set_element_type(ov_type)
+        parameter.set_partial_shape(shape)
     model.validate_nodes_and_infer_types()
 
     processor = PrePostProcessor(model)
     for index, value in enumerate(outputs):
-        expected = _value_type(value, f"partition output {index}")
+        expected = element_type(_dtype(value), f"partition output {index}")
         if model.outputs[index].get_element_type() != expected:
             processor.output(index).tensor().set_element_type(expected)
     return processor.build()
