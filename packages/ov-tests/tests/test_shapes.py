@@ -1,0 +1,79 @@
+"""0-d and zero-size tensors, outputs whose size depends on the inputs, repeated calls."""
+
+import pytest
+import torch
+from ov_tests import check_program
+
+DTYPES = [
+    torch.float32,
+    torch.float16,
+    torch.bfloat16,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+    torch.uint8,
+    torch.bool,
+]
+
+
+def scalar(value, dtype):
+    return torch.tensor(value).to(dtype)
+
+
+class MulAndSum(torch.nn.Module):
+    def forward(self, a, b):
+        return a * b, (a * b).sum()
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_0d_inputs_and_outputs_keep_their_empty_shape(dtype):
+    a, b = scalar(3, dtype), scalar(2, dtype)
+    if dtype == torch.bool:
+        b = scalar(0, dtype)
+    outcome = check_program(
+        MulAndSum(),
+        (a, b),
+        atol=0,
+        more_inputs=[(scalar(1, dtype), scalar(1, dtype)), (scalar(0, dtype), scalar(5, dtype))],
+    )
+    for outputs in outcome.outputs:
+        assert all(output.shape == () for output in outputs)
+
+
+class Scale(torch.nn.Module):
+    def forward(self, x, y):
+        return x * 2, torch.cat([x, y]), y.sum(dim=0)
+
+
+def test_zero_size_inputs_and_outputs():
+    check_program(Scale(), (torch.randn(0, 3), torch.randn(2, 3)), atol=1e-6)
+
+
+def test_zero_size_along_a_dynamic_dimension():
+    dim = torch.export.Dim("rows", min=0, max=16)
+    check_program(
+        Scale(),
+        (torch.randn(4, 3), torch.randn(2, 3)),
+        atol=1e-6,
+        dynamic_shapes=({0: dim}, None),
+        more_inputs=[(torch.randn(0, 3), torch.randn(2, 3)), (torch.randn(16, 3), torch.randn(2, 3))],
+    )
+
+
+class Rows(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu(x) * 3, x.sum()
+
+
+def test_dynamic_batch_over_many_calls():
+    dim = torch.export.Dim("batch", min=1, max=64)
+    shapes = [5, 1, 64, 2, 33, 5]
+    check_program(
+        Rows(),
+        (torch.randn(shapes[0], 7),),
+        atol=1e-5,
+        rtol=1e-6,
+        dynamic_shapes=({0: dim},),
+        more_inputs=[(torch.randn(n, 7),) for n in shapes[1:]],
+    )
