@@ -2,6 +2,8 @@
 
 import pytest
 import torch
+
+from ov_runtime import load_program, lower, run
 from ov_tests import check_program
 
 DTYPES = [
@@ -57,7 +59,10 @@ def test_zero_size_along_a_dynamic_dimension():
         (torch.randn(4, 3), torch.randn(2, 3)),
         atol=1e-6,
         dynamic_shapes=({0: dim}, None),
-        more_inputs=[(torch.randn(0, 3), torch.randn(2, 3)), (torch.randn(16, 3), torch.randn(2, 3))],
+        more_inputs=[
+            (torch.randn(0, 3), torch.randn(2, 3)),
+            (torch.randn(16, 3), torch.randn(2, 3)),
+        ],
     )
 
 
@@ -77,3 +82,24 @@ def test_dynamic_batch_over_many_calls():
         dynamic_shapes=({0: dim},),
         more_inputs=[(torch.randn(n, 7),) for n in shapes[1:]],
     )
+
+
+class SliceView(torch.nn.Module):
+    """``x[:n].view(n, -1)`` with ``n`` from an input's size, plus a static output."""
+
+    def forward(self, x, y):
+        n = y.shape[0]
+        return x[:n].view(n, -1), x * 2
+
+
+def test_output_size_follows_an_int_over_many_calls():
+    x = torch.randn(4, 8)
+    dim = torch.export.Dim("n", min=0, max=4)
+    lowered = lower(SliceView(), (x, torch.zeros(3)), dynamic_shapes=(None, {0: dim}))
+    program = load_program(lowered.buffer)
+    for n in [3, 0, 1, 4, 3, 0]:
+        sliced, doubled = run(program, [x, torch.zeros(n)])
+        # eager's view(0, -1) is ambiguous; the exported program knows the size is 8.
+        assert sliced.shape == (n, 8)
+        assert torch.equal(sliced, x[:n].reshape(n, 8))
+        assert torch.equal(doubled, x * 2)

@@ -13,6 +13,7 @@ import tempfile
 import time
 
 import torch
+
 from ov_runtime import compile_specs, load_program, lower
 
 

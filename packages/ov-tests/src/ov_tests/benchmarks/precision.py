@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 
 import torch
-from ov_runtime import compile_specs, compiled_delegates, load_program, lower
 
+from ov_runtime import compile_specs, compiled_delegates, load_program, lower
 from ov_tests.benchmarks._timing import median_seconds
 
 
@@ -36,7 +36,9 @@ def main() -> None:
     results: dict[str, float] = {}
     applied: dict[str, str] = {}
     for precision in ("f32", "bf16", "f16"):
-        program = load_program(lower(model, (x,), compile_specs(inference_precision=precision)).buffer)
+        program = load_program(
+            lower(model, (x,), compile_specs(inference_precision=precision)).buffer
+        )
         method = program.load_method("forward")
         assert method is not None
         applied[precision] = compiled_delegates()[-1].get("INFERENCE_PRECISION_HINT", "?")
