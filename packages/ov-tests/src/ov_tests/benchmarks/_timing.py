@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from collections.abc import Callable
 
@@ -17,3 +18,8 @@ def median_seconds(work: Callable[[], object], repeats: int, warmup: int = 1) ->
         work()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+def report(line: str = "") -> None:
+    """Write one line of a benchmark's report to standard output."""
+    sys.stdout.write(line + "\n")

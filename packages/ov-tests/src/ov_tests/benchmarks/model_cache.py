@@ -15,6 +15,7 @@ import time
 import torch
 
 from ov_runtime import compile_specs, load_program, lower
+from ov_tests.benchmarks._timing import report
 
 
 def _load_seconds(pte: bytes) -> float:
@@ -43,10 +44,10 @@ def main() -> None:
             cold.append(_load_seconds(pte))
             warm.append(_load_seconds(pte))
     first, second = statistics.median(cold), statistics.median(warm)
-    print(f"ResNet-18, median of {args.rounds} rounds, each with a new cache folder")
-    print(f"first load (cold cache):  {first * 1e3:8.1f} ms")
-    print(f"second load (warm cache): {second * 1e3:8.1f} ms")
-    print(f"ratio warm / cold:        {second / first:8.2f}")
+    report(f"ResNet-18, median of {args.rounds} rounds, each with a new cache folder")
+    report(f"first load (cold cache):  {first * 1e3:8.1f} ms")
+    report(f"second load (warm cache): {second * 1e3:8.1f} ms")
+    report(f"ratio warm / cold:        {second / first:8.2f}")
 
 
 if __name__ == "__main__":

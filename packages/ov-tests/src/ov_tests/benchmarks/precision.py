@@ -12,7 +12,7 @@ import argparse
 import torch
 
 from ov_runtime import compile_specs, compiled_delegates, load_program, lower
-from ov_tests.benchmarks._timing import median_seconds
+from ov_tests.benchmarks._timing import median_seconds, report
 
 
 def _mlp(width: int) -> torch.nn.Module:
@@ -44,11 +44,11 @@ def main() -> None:
         applied[precision] = compiled_delegates()[-1].get("INFERENCE_PRECISION_HINT", "?")
         results[precision] = median_seconds(lambda m=method: m.execute([x]), args.repeats, warmup=5)
 
-    print(f"4-layer MLP, width {args.width}, batch {args.batch}, median of {args.repeats} calls")
-    print(f"{'asked':>6} {'applied':>8} {'median ms':>10} {'vs f32':>7}")
+    report(f"4-layer MLP, width {args.width}, batch {args.batch}, median of {args.repeats} calls")
+    report(f"{'asked':>6} {'applied':>8} {'median ms':>10} {'vs f32':>7}")
     for precision, seconds in results.items():
         ratio = seconds / results["f32"]
-        print(f"{precision:>6} {applied[precision]:>8} {seconds * 1e3:10.3f} {ratio:7.2f}")
+        report(f"{precision:>6} {applied[precision]:>8} {seconds * 1e3:10.3f} {ratio:7.2f}")
 
 
 if __name__ == "__main__":
