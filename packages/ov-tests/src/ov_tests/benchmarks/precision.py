@@ -8,6 +8,7 @@ computes every precision in f32, so the ratios stay near 1.
 from __future__ import annotations
 
 import argparse
+import functools
 
 import torch
 
@@ -42,7 +43,9 @@ def main() -> None:
         method = program.load_method("forward")
         assert method is not None
         applied[precision] = compiled_delegates()[-1].get("INFERENCE_PRECISION_HINT", "?")
-        results[precision] = median_seconds(lambda m=method: m.execute([x]), args.repeats, warmup=5)
+        results[precision] = median_seconds(
+            functools.partial(method.execute, [x]), args.repeats, warmup=5
+        )
 
     report(f"4-layer MLP, width {args.width}, batch {args.batch}, median of {args.repeats} calls")
     report(f"{'asked':>6} {'applied':>8} {'median ms':>10} {'vs f32':>7}")
