@@ -1,0 +1,98 @@
+"""A delegate called with arguments its compiled model does not take fails with a logged reason.
+
+ExecuTorch checks a method's own inputs, so these programs carry a payload
+swapped for one whose model expects something else, the way a stale or
+foreign payload would.
+"""
+
+import numpy as np
+import openvino as ov
+import pytest
+import torch
+from openvino import opset13 as ops
+from ov_convert import MAGIC, Payload, serialize
+from ov_runtime import ExecutionError, load_program, lower, run
+
+
+class Affine(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+def with_payload_of(pte: bytes, model: ov.Model) -> bytes:
+    """Put ``model``'s IR in place of the program's payload, padded to the same layout."""
+    start = pte.index(MAGIC)
+    original = Payload.from_bytes(pte[start:])
+    size = len(original.to_bytes())
+    replacement = serialize(model)
+    assert len(replacement.xml) <= len(original.xml)
+    assert len(replacement.weights) <= len(original.weights)
+    padded = Payload(
+        xml=replacement.xml + b" " * (len(original.xml) - len(replacement.xml)),
+        weights=replacement.weights + b"\0" * (len(original.weights) - len(replacement.weights)),
+    ).to_bytes()
+    assert len(padded) == size
+    return pte[:start] + padded + pte[start + size :]
+
+
+def model_of(parameters, output):
+    return ov.Model([output], parameters, "swapped")
+
+
+@pytest.fixture(scope="module")
+def pte():
+    return lower(Affine(), (torch.randn(2, 3),)).buffer
+
+
+def run_swapped(pte, model, capfd):
+    program = load_program(with_payload_of(pte, model))
+    with pytest.raises(ExecutionError):
+        run(program, [torch.randn(2, 3)])
+    return capfd.readouterr().err
+
+
+def test_the_swap_itself_keeps_a_working_program(pte, capfd):
+    x = ops.parameter([2, 3], ov.Type.f32)
+    program = load_program(with_payload_of(pte, model_of([x], ops.multiply(x, np.float32(2)))))
+    inputs = torch.randn(2, 3)
+    assert torch.equal(run(program, [inputs])[0], inputs * 2)
+
+
+def test_wrong_number_of_arguments(pte, capfd):
+    x, y = ops.parameter([2, 3], ov.Type.f32), ops.parameter([2, 3], ov.Type.f32)
+    err = run_swapped(pte, model_of([x, y], ops.add(x, y)), capfd)
+    assert "the delegate takes 2 inputs and 1 outputs but was called with 2 arguments" in err
+
+
+def test_wrong_input_dtype(pte, capfd):
+    x = ops.parameter([2, 3], ov.Type.i32)
+    err = run_swapped(pte, model_of([x], ops.convert(x, ov.Type.f32)), capfd)
+    assert "delegate input 0 has dtype Float; the compiled model expects i32" in err
+
+
+def test_wrong_input_rank(pte, capfd):
+    x = ops.parameter([6], ov.Type.f32)
+    err = run_swapped(pte, model_of([x], ops.reshape(x, [2, 3], special_zero=False)), capfd)
+    assert "delegate input 0 has rank 2; the compiled model expects rank 1" in err
+
+
+def test_wrong_output_dtype(pte, capfd):
+    x = ops.parameter([2, 3], ov.Type.f32)
+    err = run_swapped(pte, model_of([x], ops.convert(x, ov.Type.i64)), capfd)
+    assert "delegate output 0 has dtype Float; the compiled model expects i64" in err
+
+
+def test_static_output_of_another_shape(pte, capfd):
+    x = ops.parameter([2, 3], ov.Type.f32)
+    err = run_swapped(pte, model_of([x], ops.concat([x, x], 0)), capfd)
+    assert "cannot bind delegate output 0" in err
+
+
+def test_dynamic_output_larger_than_planned(pte, capfd):
+    x = ops.parameter([-1, 3], ov.Type.f32)
+    err = run_swapped(pte, model_of([x], ops.concat([x, x], 0)), capfd)
+    assert "cannot resize delegate output 0" in err
