@@ -103,3 +103,27 @@ def test_output_size_follows_an_int_over_many_calls():
         assert sliced.shape == (n, 8)
         assert torch.equal(sliced, x[:n].reshape(n, 8))
         assert torch.equal(doubled, x * 2)
+
+
+class CountFromShape(torch.nn.Module):
+    """Reads ``x`` only through its (static, folded) shape."""
+
+    def forward(self, x):
+        return torch.ones_like(x).cumsum(0)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.bool], ids=str)
+def test_input_read_only_through_a_folded_shape(dtype):
+    x = torch.ones(300, dtype=dtype)
+    check_program(CountFromShape(), (x,), atol=0, more_inputs=[(x,), (torch.zeros(300, dtype=dtype),)])
+
+
+class MaskPositions(torch.nn.Module):
+    def forward(self, mask):
+        return mask.cumsum(-1) - 1, mask.to(torch.int32).cumsum(-1)
+
+
+def test_cumsum_over_a_bool_mask_counts_past_255():
+    mask = torch.ones(2, 600, dtype=torch.bool)
+    mask[1, ::3] = False
+    check_program(MaskPositions(), (mask,), atol=0, more_inputs=[(~mask,), (mask,)])
