@@ -33,3 +33,12 @@ def test_run_reports_a_wrong_method(tmp_path, capsys):
     lower(Scale(), (torch.ones(1), torch.ones(1, dtype=torch.bool))).save(str(pte))
     assert main(["run", str(pte), "--method", "backward"]) == 2
     assert "no method 'backward'" in capsys.readouterr().err
+
+
+def test_run_without_inputs_says_how_to_pass_them(tmp_path, capsys):
+    pte = tmp_path / "scale.pte"
+    lower(Scale(), (torch.ones(1), torch.ones(1, dtype=torch.bool))).save(str(pte))
+    assert main(["run", str(pte)]) == 2
+    err = capsys.readouterr().err
+    assert "method 'forward' takes 2 inputs; 0 were given" in err
+    assert "--inputs FILE" in err

@@ -10,6 +10,7 @@ import openvino as ov
 import pytest
 import torch
 from openvino import opset13 as ops
+
 from ov_convert import MAGIC, Payload, serialize
 from ov_runtime import ExecutionError, load_program, lower, run
 

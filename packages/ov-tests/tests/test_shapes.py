@@ -115,7 +115,9 @@ class CountFromShape(torch.nn.Module):
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.bool], ids=str)
 def test_input_read_only_through_a_folded_shape(dtype):
     x = torch.ones(300, dtype=dtype)
-    check_program(CountFromShape(), (x,), atol=0, more_inputs=[(x,), (torch.zeros(300, dtype=dtype),)])
+    check_program(
+        CountFromShape(), (x,), atol=0, more_inputs=[(x,), (torch.zeros(300, dtype=dtype),)]
+    )
 
 
 class MaskPositions(torch.nn.Module):

@@ -3,6 +3,7 @@
 import torch
 from executorch.exir import to_edge
 from executorch.exir.backend.backend_api import to_backend
+
 from ov_runtime import BACKEND_ID, compile_specs, load_program, run
 from ov_tests import assert_same
 
@@ -29,7 +30,9 @@ def test_one_lowered_module_called_from_two_places_with_other_shapes():
     a_rows, b_rows = torch.export.Dim("a", min=1, max=16), torch.export.Dim("b", min=1, max=16)
     program_manager = to_edge(
         torch.export.export(
-            Twice(), (torch.randn(3, 4), torch.randn(5, 4)), dynamic_shapes=({0: a_rows}, {0: b_rows})
+            Twice(),
+            (torch.randn(3, 4), torch.randn(5, 4)),
+            dynamic_shapes=({0: a_rows}, {0: b_rows}),
         )
     ).to_executorch()
     # ExecuTorch 1.5.1 emits one delegate entry per call of the lowered module;

@@ -35,7 +35,14 @@ def _run(pte: Path, inputs_path: Path | None, method: str) -> int:
         inputs = torch.load(inputs_path, weights_only=True)
         if not isinstance(inputs, (tuple, list)):
             inputs = (inputs,)
-    outputs = run(pte, list(inputs), method=method)
+    try:
+        outputs = run(pte, list(inputs), method=method)
+    except ExecutionError as error:
+        if inputs_path is None:
+            raise ExecutionError(
+                f"{error}; pass the inputs with --inputs FILE (torch.save of a tuple)"
+            ) from error
+        raise
     for index, value in enumerate(outputs):
         print(f"output {index}: {_summary(value)}")
     return 0

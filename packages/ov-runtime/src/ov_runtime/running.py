@@ -37,14 +37,21 @@ def run(
         method: The method name.
 
     Raises:
-        ExecutionError: The method does not exist, or ExecuTorch or a delegate
-            refused to load or run it (the delegate logs why on stderr).
+        ExecutionError: The method does not exist, takes another number of
+            inputs, or ExecuTorch or a delegate refused to load or run it (the
+            delegate logs why on stderr).
+
+    Returns:
+        The method's outputs (tensors and scalars), in order.
     """
     loaded = program if isinstance(program, Program) else load_program(program)
     if method not in loaded.method_names:
         raise ExecutionError(
             f"the program has no method {method!r}; it has {sorted(loaded.method_names)}"
         )
+    expected = loaded.metadata(method).num_inputs()
+    if len(inputs) != expected:
+        raise ExecutionError(f"method {method!r} takes {expected} inputs; {len(inputs)} were given")
     try:
         handle = loaded.load_method(method)
         if handle is None:
