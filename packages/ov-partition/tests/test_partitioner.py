@@ -93,3 +93,13 @@ def test_frontend_is_asked_about_aten_overloads():
     assert frontend_converts("aten.addmm.default")
     assert not frontend_converts("aten.nonzero.default")
     assert not frontend_converts("aten.no_such_op.default")
+
+
+def test_skip_ops_keeps_named_ops_on_cpu():
+    program = edge_program(AddSoftmax(), torch.randn(2, 3))
+    partitioner = OpenvinoPartitioner(skip_ops={"aten._softmax.default"})
+    partitioner.partition(program)
+    node_tags = tags(program)
+    assert node_tags["aten__softmax_default"] is None
+    assert node_tags["aten_add_tensor"] is not None
+    assert "skip_ops" in partitioner.rejections["aten__softmax_default"]

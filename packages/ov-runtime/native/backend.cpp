@@ -312,10 +312,14 @@ class OpenvinoBackend final : public BackendInterface {
       return Error::InvalidState;
     }
     for (size_t i = 0; i < num_outputs; ++i) {
-      if (state.outputs[i].dynamic) {
-        Error error = copy_dynamic_output(state, i, args[num_inputs + i]->toTensor());
-        if (error != Error::Ok) return error;
+      EValue& value = *args[num_inputs + i];
+      Error error = Error::Ok;
+      if (!value.isTensor()) {
+        error = copy_scalar_output(state, i, value);
+      } else if (state.outputs[i].dynamic) {
+        error = copy_dynamic_output(state, i, value.toTensor());
       }
+      if (error != Error::Ok) return error;
     }
     return Error::Ok;
   }
@@ -391,9 +395,12 @@ class OpenvinoBackend final : public BackendInterface {
   }
 
   static Error bind_output(DelegateState& state, size_t index, EValue& value) {
+    if (value.isInt() || value.isDouble() || value.isBool()) {
+      return Error::Ok;  // a scalar (a SymInt the CPU part reads) is written after inference
+    }
     if (!value.isTensor()) {
-      ET_LOG(Error, "OpenVINO: delegate output %zu is not a tensor (tag %d)", index,
-             static_cast<int>(value.tag));
+      ET_LOG(Error, "OpenVINO: delegate output %zu is neither a tensor nor a scalar (tag %d)",
+             index, static_cast<int>(value.tag));
       return Error::InvalidArgument;
     }
     const PortInfo& port = state.outputs[index];
@@ -412,6 +419,39 @@ class OpenvinoBackend final : public BackendInterface {
       return Error::InvalidArgument;
     }
     return Error::Ok;
+  }
+
+  // Writes a one-element output into the Int, Double or Bool value ExecuTorch expects there.
+  static Error copy_scalar_output(DelegateState& state, size_t index, EValue& value) {
+    const OpenvinoApi& api = *state.api;
+    const PortInfo& port = state.outputs[index];
+    ov_tensor_t* tensor = nullptr;
+    size_t count = 0;
+    void* data = nullptr;
+    ov_status_e status = api.ov_infer_request_get_output_tensor_by_index(state.request, index, &tensor);
+    if (status == OK) status = api.ov_tensor_get_size(tensor, &count);
+    if (status == OK) status = api.ov_tensor_data(tensor, &data);
+    Error result = Error::Ok;
+    if (status != OK) {
+      ET_LOG(Error, "OpenVINO: cannot read delegate output %zu: %s", index, api.describe(status).c_str());
+      result = Error::InvalidState;
+    } else if (count != 1) {
+      ET_LOG(Error, "OpenVINO: delegate output %zu is a scalar but the model wrote %zu elements", index, count);
+      result = Error::InvalidArgument;
+    } else if (value.isInt() && port.type == I64) {
+      value = EValue(*static_cast<const int64_t*>(data));
+    } else if (value.isBool() && port.type == BOOLEAN) {
+      value = EValue(*static_cast<const bool*>(data));
+    } else if (value.isDouble() && (port.type == F32 || port.type == F64)) {
+      value = EValue(port.type == F32 ? static_cast<double>(*static_cast<const float*>(data))
+                                      : *static_cast<const double*>(data));
+    } else {
+      ET_LOG(Error, "OpenVINO: delegate output %zu is a scalar (tag %d) but the model writes %s",
+             index, static_cast<int>(value.tag), element_type_name(port.type));
+      result = Error::InvalidArgument;
+    }
+    if (tensor) api.ov_tensor_free(tensor);
+    return result;
   }
 
   static Error copy_dynamic_output(DelegateState& state, size_t index, Tensor& output) {

@@ -38,6 +38,7 @@ struct OpenvinoApi {
   X(ov_tensor_get_shape)                        \
   X(ov_tensor_get_element_type)                 \
   X(ov_tensor_get_byte_size)                    \
+  X(ov_tensor_get_size)                         \
   X(ov_tensor_data)                             \
   X(ov_tensor_free)                             \
   X(ov_shape_free)                              \

@@ -129,3 +129,36 @@ def test_cumsum_over_a_bool_mask_counts_past_255():
     mask = torch.ones(2, 600, dtype=torch.bool)
     mask[1, ::3] = False
     check_program(MaskPositions(), (mask,), atol=0, more_inputs=[(~mask,), (mask,)])
+
+
+class SliceByItem(torch.nn.Module):
+    """``x[:n].view(n, -1)`` with ``n`` read from a 0-d int64 tensor input."""
+
+    def forward(self, x, n):
+        k = n.item()
+        torch._check(k >= 0)
+        torch._check(k <= x.shape[0])
+        return x[:k].view(k, -1)
+
+
+@pytest.mark.parametrize(
+    "skip_ops",
+    [(), ("aten._local_scalar_dense.default",)],
+    ids=["int_computed_in_the_delegate", "int_passed_into_the_delegate"],
+)
+def test_int_feeding_a_shape_gives_outputs_of_that_size(skip_ops):
+    from executorch.exir import EdgeCompileConfig
+
+    x = torch.randn(4, 8)
+    lowered = lower(
+        SliceByItem(),
+        (x, torch.tensor(3)),
+        skip_ops=skip_ops,
+        compile_config=EdgeCompileConfig(_check_ir_validity=False),
+    )
+    assert lowered.delegated_nodes > 0
+    program = load_program(lowered.buffer)
+    for n in [3, 0, 1, 4, 3]:
+        (sliced,) = run(program, [x, torch.tensor(n)])
+        assert sliced.shape == (n, 8)
+        assert torch.equal(sliced, x[:n].reshape(n, 8))

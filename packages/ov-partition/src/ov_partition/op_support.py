@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 import torch
 from openvino.frontend.pytorch.torchdynamo.op_support import OperatorSupport
@@ -142,25 +142,35 @@ CHECKS: Sequence[Check] = (
 class OpenvinoOperatorSupport(OperatorSupportBase):
     """Answers ``is_node_supported`` for ``CapabilityBasedPartitioner`` and records rejections.
 
+    Args:
+        skip_ops: Op names (``aten.nonzero.default``) the caller keeps on the CPU.
+
     Attributes:
         rejections: Node name to the reason it stays on ExecuTorch's CPU kernels,
             for the call_function nodes checked so far.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, skip_ops: Collection[str] = ()) -> None:
         """Start with no rejections recorded."""
         super().__init__()
+        self.skip_ops = frozenset(skip_ops)
         self.rejections: dict[str, str] = {}
+
+    def _reason(self, node: torch.fx.Node) -> str | None:
+        if node.op == "call_function" and op_name(node) in self.skip_ops:
+            return f"{op_name(node)} is in the partitioner's skip_ops"
+        for check in CHECKS:
+            reason = check(node)
+            if reason is not None:
+                return reason
+        return None
 
     def is_node_supported(
         self, submodules: Mapping[str, torch.nn.Module], node: torch.fx.Node
     ) -> bool:
         """Return whether every check passes for ``node``; record the first failure's reason."""
-        for check in CHECKS:
-            reason = check(node)
-            if reason is not None:
-                if node.op == "call_function":
-                    self.rejections[node.name] = reason
-                    logger.debug("node %s stays on the CPU: %s", node.name, reason)
-                return False
-        return True
+        reason = self._reason(node)
+        if reason is not None and node.op == "call_function":
+            self.rejections[node.name] = reason
+            logger.debug("node %s stays on the CPU: %s", node.name, reason)
+        return reason is None

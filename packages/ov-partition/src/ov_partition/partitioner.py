@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import final
 
 from executorch.exir.backend.compile_spec_schema import CompileSpec
@@ -53,21 +53,26 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
             means the defaults (device ``CPU``). They are validated here, before
             any conversion starts, and passed unchanged to preprocess and to
             the runtime, which read them with the same rules.
+        skip_ops: Op names such as ``aten.nonzero.default`` (edge-dialect
+            ``namespace.op.overload``) to keep on ExecuTorch's CPU kernels.
 
     Raises:
         CompileSpecError: A key is unknown or a value is not valid.
     """
 
-    def __init__(self, compile_specs: Sequence[CompileSpec] | None = None) -> None:
+    def __init__(
+        self, compile_specs: Sequence[CompileSpec] | None = None, *, skip_ops: Collection[str] = ()
+    ) -> None:
         """Validate ``compile_specs`` and build the delegation spec."""
         specs = list(compile_specs or [])
         self.options = OpenvinoOptions.from_compile_specs(specs)
         self.delegation_spec = DelegationSpec(BACKEND_ID, specs)
+        self.skip_ops = frozenset(skip_ops)
         self.rejections: dict[str, str] = {}
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         """Tag the supported nodes of ``exported_program`` (edge dialect) with one tag per partition."""
-        support = OpenvinoOperatorSupport()
+        support = OpenvinoOperatorSupport(self.skip_ops)
         partitioner = CapabilityBasedPartitioner(
             exported_program.graph_module, support, allows_single_node_partition=True
         )

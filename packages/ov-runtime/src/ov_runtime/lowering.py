@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 from executorch.devtools.backend_debug import get_delegation_info
 from executorch.exir import (
+    EdgeCompileConfig,
     EdgeProgramManager,
     ExecutorchProgramManager,
     to_edge_transform_and_lower,
@@ -68,6 +69,8 @@ def lower(
     compile_specs: Sequence[CompileSpec] | None = None,
     *,
     dynamic_shapes: Any = None,
+    skip_ops: Collection[str] = (),
+    compile_config: EdgeCompileConfig | None = None,
 ) -> LoweredProgram:
     """Export (if needed), partition, lower and serialize ``model`` for this backend.
 
@@ -77,17 +80,23 @@ def lower(
         example_inputs: Example inputs for the export; ignored for an ``ExportedProgram``.
         compile_specs: Compile specs of the delegates (see ``ov_spec``); default: device CPU.
         dynamic_shapes: Passed to ``torch.export.export``.
+        skip_ops: Op names (``aten.nonzero.default``) to keep on ExecuTorch's CPU kernels.
+        compile_config: ExecuTorch's ``EdgeCompileConfig``; a program with
+            runtime asserts on data-dependent sizes (``torch._check``) needs
+            ``EdgeCompileConfig(_check_ir_validity=False)``.
 
     Raises:
         CompileSpecError: A compile spec is not valid (before any conversion).
         ConversionError: OpenVINO could not convert a partition.
     """
-    partitioner = OpenvinoPartitioner(compile_specs)
+    partitioner = OpenvinoPartitioner(compile_specs, skip_ops=skip_ops)
     if isinstance(model, torch.export.ExportedProgram):
         exported = model
     else:
         exported = torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes)
-    edge: EdgeProgramManager = to_edge_transform_and_lower(exported, partitioner=[partitioner])
+    edge: EdgeProgramManager = to_edge_transform_and_lower(
+        exported, partitioner=[partitioner], compile_config=compile_config
+    )
     graph_module = edge.exported_program().graph_module
     return LoweredProgram(
         program=edge.to_executorch(),
