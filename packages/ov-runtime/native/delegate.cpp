@@ -1,6 +1,5 @@
 #include "delegate.h"
 
-#include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
 #include <executorch/runtime/platform/log.h>
 
@@ -36,8 +35,13 @@ ov_status_e wrap(const OpenvinoApi& api, ov_element_type_e type, std::vector<int
   return api.ov_tensor_create_from_host_ptr(type, shape, data ? data : empty_data, tensor);
 }
 
-std::vector<int64_t> dims_of(const Tensor& tensor) {
-  return {tensor.sizes().begin(), tensor.sizes().end()};
+// The tensor's sizes in memory order: sizes permuted by its dim order, which
+// is how ov_convert typed the model's parameters and results (NHWC for a
+// channels_last NCHW tensor).
+std::vector<int64_t> physical_dims(const Tensor& tensor) {
+  std::vector<int64_t> dims(tensor.dim());
+  for (size_t i = 0; i < dims.size(); ++i) dims[i] = tensor.size(tensor.dim_order()[i]);
+  return dims;
 }
 
 // ov_core_compile_model is variadic (key, value, ...); the non-variadic form
@@ -102,11 +106,6 @@ Error check_tensor(const PortInfo& port, const Tensor& tensor, const char* kind,
   if (port.rank >= 0 && port.rank != tensor.dim()) {
     ET_LOG(Error, "OpenVINO: delegate %s %zu has rank %zd; the compiled model expects rank %lld",
            kind, index, static_cast<ssize_t>(tensor.dim()), static_cast<long long>(port.rank));
-    return Error::InvalidArgument;
-  }
-  if (!executorch::runtime::is_contiguous_dim_order(tensor.dim_order().data(), tensor.dim())) {
-    ET_LOG(Error, "OpenVINO: delegate %s %zu is not in contiguous dim order; the backend reads and "
-           "writes contiguous tensors only", kind, index);
     return Error::InvalidArgument;
   }
   return Error::Ok;
@@ -238,7 +237,7 @@ Error Delegate::bind_input(size_t index, EValue& value) {
     ov_element_type_e type;
     Error error = check_tensor(port, input, "input", index, &type);
     if (error != Error::Ok) return error;
-    status = wrap(api_, type, dims_of(input), const_cast<void*>(input.const_data_ptr()), &tensor);
+    status = wrap(api_, type, physical_dims(input), const_cast<void*>(input.const_data_ptr()), &tensor);
   } else if (value.isInt() || value.isBool() || value.isDouble()) {
     // Scalars reach the model as one-element tensors of the parameter's type.
     void* slot = &scalars_[index];
@@ -287,7 +286,7 @@ Error Delegate::bind_output(size_t index, EValue& value) {
   Error error = check_tensor(port, output, "output", index, &type);
   if (error != Error::Ok || port.dynamic) return error;  // dynamic ones are copied after inference
   ov_tensor_t* tensor = nullptr;
-  ov_status_e status = wrap(api_, type, dims_of(output), output.mutable_data_ptr(), &tensor);
+  ov_status_e status = wrap(api_, type, physical_dims(output), output.mutable_data_ptr(), &tensor);
   if (status == OK) status = api_.ov_infer_request_set_output_tensor_by_index(request_, index, tensor);
   if (tensor) api_.ov_tensor_free(tensor);
   if (status != OK) {
@@ -344,7 +343,11 @@ Error Delegate::copy_dynamic_output(size_t index, Tensor& output) {
     ET_LOG(Error, "OpenVINO: cannot read delegate output %zu: %s", index, api_.describe(status).c_str());
     result = Error::InvalidState;
   } else {
-    std::vector<SizesType> sizes(shape.dims, shape.dims + shape.rank);
+    // OpenVINO's shape is in memory order; ExecuTorch's sizes are logical.
+    std::vector<SizesType> sizes(static_cast<size_t>(shape.rank));
+    for (int64_t i = 0; i < shape.rank && shape.rank == output.dim(); ++i) {
+      sizes[output.dim_order()[i]] = static_cast<SizesType>(shape.dims[i]);
+    }
     Error resized = executorch::runtime::resize_tensor(output, {sizes.data(), sizes.size()});
     if (resized != Error::Ok || output.nbytes() != bytes) {
       ET_LOG(Error, "OpenVINO: cannot resize delegate output %zu to OpenVINO's shape of rank %lld "

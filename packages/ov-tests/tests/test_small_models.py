@@ -41,3 +41,19 @@ def test_program_is_called_again_with_new_inputs():
         rtol=1e-5,
         more_inputs=[(torch.randn(8, 32),), (torch.full((8, 32), -3.0),)],
     )
+
+
+def test_channels_last_inputs_and_outputs_keep_their_memory_format():
+    torch.manual_seed(2)
+    x = torch.randn(2, 3, 12, 12).to(memory_format=torch.channels_last)
+    batch = torch.export.Dim("batch", min=1, max=8)
+    outcome = check_program(
+        m.ConvBatchNorm(),
+        (x,),
+        atol=1e-5,
+        rtol=1e-5,
+        dynamic_shapes=({0: batch},),
+        more_inputs=[(torch.randn(5, 3, 12, 12).to(memory_format=torch.channels_last),)],
+    )
+    for (output,) in outcome.outputs:
+        assert output.is_contiguous(memory_format=torch.channels_last)

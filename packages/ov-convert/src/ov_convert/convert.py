@@ -70,6 +70,21 @@ def _dtype(value: object) -> torch.dtype:
     return torch.int64
 
 
+def _dim_order(value: object) -> tuple[int, ...] | None:
+    """The tensor's dim order when it is not the contiguous one (e.g. channels_last), else None."""
+    if not isinstance(value, torch.Tensor) or value.dim() < 2:
+        return None
+    order = tuple(value.dim_order())
+    return None if order == tuple(range(value.dim())) else order
+
+
+def _layouts(order: tuple[int, ...]) -> tuple[ov.Layout, ov.Layout]:
+    """OpenVINO layouts of the logical (model) and the physical (tensor) dimension order."""
+    names = [f"d{dim}" for dim in range(len(order))]
+    physical = [names[dim] for dim in order]
+    return ov.Layout(f"[{','.join(names)}]"), ov.Layout(f"[{','.join(physical)}]")
+
+
 def user_input_values(program: ExportedProgram) -> list[object]:
     """Return the example value (``FakeTensor`` or symbolic scalar) of each user input, in order."""
     user_inputs = set(program.graph_signature.user_inputs)
@@ -103,6 +118,11 @@ def convert_module(
         outputs: Example value of each output. Each model output is converted
             to the dtype ExecuTorch expects, so the runtime can bind ExecuTorch's
             buffers directly.
+
+    Inputs and outputs in another dim order than the contiguous one (such as
+    channels_last) take and give their data in that order: the model's
+    parameter or result has the physical shape, converted to and from the
+    logical one inside the model.
 
     Raises:
         ConversionError: The frontend fails, or the model's inputs or outputs do
@@ -139,11 +159,23 @@ def convert_module(
         parameter.set_partial_shape(shape)
     model.validate_nodes_and_infer_types()
 
+    # ExecuTorch hands over and expects each tensor in its dim order (NHWC
+    # memory for a channels_last NCHW tensor), which the runtime passes as the
+    # physical shape; a layout conversion maps it to the model's logical one.
     processor = PrePostProcessor(model)
+    for index, value in enumerate(inputs):
+        if (order := _dim_order(value)) is not None:
+            logical, physical = _layouts(order)
+            processor.input(index).model().set_layout(logical)
+            processor.input(index).tensor().set_layout(physical)
     for index, value in enumerate(outputs):
         expected = element_type(_dtype(value), f"partition output {index}")
         if model.outputs[index].get_element_type() != expected:
             processor.output(index).tensor().set_element_type(expected)
+        if (order := _dim_order(value)) is not None:
+            logical, physical = _layouts(order)
+            processor.output(index).model().set_layout(logical)
+            processor.output(index).tensor().set_layout(physical)
     return processor.build()
 
 
