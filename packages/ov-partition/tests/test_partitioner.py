@@ -103,3 +103,26 @@ def test_skip_ops_keeps_named_ops_on_cpu():
     assert node_tags["aten__softmax_default"] is None
     assert node_tags["aten_add_tensor"] is not None
     assert "skip_ops" in partitioner.rejections["aten__softmax_default"]
+
+
+@pytest.mark.parametrize("op", ["sum", "amax", "argmax", "remainder"])
+def test_integer_ops_openvino_computes_in_float32_stay_on_cpu(op):
+    functions = {
+        "sum": lambda x: x.sum(),
+        "amax": lambda x: x.amax(),
+        "argmax": lambda x: x.argmax(),
+        "remainder": lambda x: x % 7,
+    }
+
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            return functions[op](x)
+
+    for dtype, delegated in [(torch.int32, False), (torch.float32, True)]:
+        program = edge_program(Model(), torch.arange(10).to(dtype))
+        partitioner = OpenvinoPartitioner()
+        partitioner.partition(program)
+        (tag,) = tags(program).values()
+        assert (tag is not None) == delegated, (op, dtype)
+        if not delegated:
+            assert "float32, exact only up to 2**24" in next(iter(partitioner.rejections.values()))

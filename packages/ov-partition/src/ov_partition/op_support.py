@@ -53,6 +53,13 @@ _NO_BOOL_ONLY_INPUTS = frozenset(
     | {"aten.clamp", "aten.sign"}
 )
 
+# OpenVINO's CPU plugin computes these on integer tensors in float32, exact
+# only up to 2**24 (16,777,216 + 1 gives 16,777,216).
+_FLOAT_COMPUTED = frozenset(
+    {"aten.sum", "aten.amax", "aten.amin", "aten.max", "aten.min", "aten.argmax", "aten.argmin"}
+    | {"aten.remainder", "aten.fmod"}
+)
+
 Check = Callable[[torch.fx.Node], "str | None"]
 
 
@@ -130,11 +137,25 @@ def _check_bool_only_inputs(node: torch.fx.Node) -> str | None:
     return None
 
 
+def _check_integer_reductions(node: torch.fx.Node) -> str | None:
+    packet = op_name(node).rsplit(".", 1)[0]
+    if packet not in _FLOAT_COMPUTED:
+        return None
+    inputs = [t for arg in node.all_input_nodes for t in _tensor_values(arg.meta.get("val"))]
+    if any(not t.is_floating_point() for t in inputs):
+        return (
+            f"OpenVINO's CPU plugin computes {packet} of integer tensors in float32, "
+            "exact only up to 2**24"
+        )
+    return None
+
+
 CHECKS: Sequence[Check] = (
     _check_callable,
     _check_frontend,
     _check_dtypes,
     _check_bool_only_inputs,
+    _check_integer_reductions,
 )
 """The support checks, in the order they run."""
 

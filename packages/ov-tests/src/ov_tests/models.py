@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import torch
 
 
@@ -84,3 +87,15 @@ class SplitByAtan2(torch.nn.Module):
         """Return ``second(atan2(first(x), x))``."""
         output: torch.Tensor = self.second(torch.atan2(self.first(x), x))
         return output
+
+
+class Function(torch.nn.Module):
+    """Wraps a function of tensors as a module, for op tests."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        super().__init__()
+        self.function = function
+
+    def forward(self, *inputs: Any) -> Any:
+        """Return ``function(*inputs)``."""
+        return self.function(*inputs)

@@ -1,0 +1,84 @@
+"""The integer and NaN rewrites compute what the original graph computes, in PyTorch too."""
+
+import pytest
+import torch
+
+from ov_passes import greater_as_less, integer_floor_division_by_truncation
+
+
+def rewritten(function, *inputs, graph_pass):
+    class Wrapper(torch.nn.Module):
+        def forward(self, *args):
+            return function(*args)
+
+    module = torch.export.export(Wrapper(), inputs).module(check_guards=False)
+    assert graph_pass(module)
+    module.recompile()
+    return module
+
+
+def targets(module):
+    return {n.target for n in module.graph.nodes if n.op == "call_function"}
+
+
+DIVIDENDS = torch.tensor([-7, 7, -1, 0, 5, -9, 2**24 + 1, -(2**24) - 3, 2**31 - 1, -(2**31)])
+DIVISORS = torch.tensor([3, 3, 3, 2, -2, -4, 5, -7, -1, 7])
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64], ids=str)
+@pytest.mark.parametrize(
+    "function",
+    [lambda a, b: a // b, lambda a, b: torch.div(a, b, rounding_mode="floor")],
+    ids=["floor_divide", "div_floor"],
+)
+def test_integer_floor_division_uses_truncation_and_stays_exact(dtype, function):
+    a, b = DIVIDENDS.to(dtype), DIVISORS.to(dtype)
+    module = rewritten(function, a, b, graph_pass=integer_floor_division_by_truncation)
+    assert torch.ops.aten.div.Tensor_mode in targets(module)
+    assert torch.ops.aten.remainder.Tensor not in targets(module)
+    assert torch.equal(module(a, b), function(a, b))
+
+
+@pytest.mark.parametrize("divisor", [3, -3])
+def test_integer_floor_division_by_a_number(divisor):
+    a = DIVIDENDS.to(torch.int32)
+    module = rewritten(lambda x: x // divisor, a, graph_pass=integer_floor_division_by_truncation)
+    assert torch.equal(module(a), a // divisor)
+
+
+def test_float_floor_division_is_left_alone():
+    class Wrapper(torch.nn.Module):
+        def forward(self, x):
+            return x // 3
+
+    module = torch.export.export(Wrapper(), (torch.randn(4),)).module(check_guards=False)
+    assert not integer_floor_division_by_truncation(module)
+
+
+NAN_LEFT = torch.tensor([1.0, float("nan"), 2.0, float("nan"), -0.0, float("inf")])
+NAN_RIGHT = torch.tensor([0.0, 1.0, float("nan"), float("nan"), 0.0, float("inf")])
+
+
+@pytest.mark.parametrize(
+    "function",
+    [lambda a, b: a > b, lambda a, b: a >= b, lambda a, b: a > 0.5, lambda a, b: a >= 0],
+    ids=["gt", "ge", "gt_number", "ge_number"],
+)
+def test_greater_becomes_less_and_keeps_its_answers(function):
+    module = rewritten(function, NAN_LEFT, NAN_RIGHT, graph_pass=greater_as_less)
+    assert not targets(module) & {
+        torch.ops.aten.gt.Tensor,
+        torch.ops.aten.ge.Tensor,
+        torch.ops.aten.gt.Scalar,
+        torch.ops.aten.ge.Scalar,
+    }
+    assert torch.equal(module(NAN_LEFT, NAN_RIGHT), function(NAN_LEFT, NAN_RIGHT))
+
+
+def test_integer_comparisons_are_left_alone():
+    class Wrapper(torch.nn.Module):
+        def forward(self, x):
+            return x > 2
+
+    module = torch.export.export(Wrapper(), (torch.arange(4),)).module(check_guards=False)
+    assert not greater_as_less(module)

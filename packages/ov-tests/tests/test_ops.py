@@ -1,0 +1,70 @@
+"""Op suite: each case through the whole pipeline, compared with eager on edge values.
+
+Integer cases use values past 2**24 and negatives, where OpenVINO's CPU
+plugin differs from PyTorch unless the backend steps in.
+"""
+
+import pytest
+import torch
+
+from ov_tests import check_program
+from ov_tests.models import Function
+
+I32 = torch.int32
+NEGATIVES = torch.tensor([-7, 7, -1, 0, 5, -9, 2**24 + 1, -(2**24) - 3], dtype=I32)
+DIVISORS = torch.tensor([3, 3, 3, 2, -2, -4, 5, -7], dtype=I32)
+PAST_2_24 = torch.tensor([2**24, 1, 1, -5], dtype=I32)
+FLOATS = torch.tensor([-2.5, -0.0, 0.0, 1.5, 3.25, -7.75, 1e-30, 65504.0])
+
+CASES = {
+    # name: (function, inputs, kernels allowed to stay on the CPU)
+    "floor_divide_int32_by_tensor": (lambda a, b: a // b, (NEGATIVES, DIVISORS), ()),
+    "floor_divide_int32_by_scalar": (lambda a: a // 3, (NEGATIVES,), ()),
+    "div_floor_int64": (
+        lambda a, b: torch.div(a, b, rounding_mode="floor"),
+        (NEGATIVES.long(), DIVISORS.long()),
+        (),
+    ),
+    "div_trunc_int32": (
+        lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+        (NEGATIVES, DIVISORS),
+        (),
+    ),
+    "floor_divide_float32": (lambda a: a // 3, (FLOATS,), ()),
+    "remainder_int32_past_2_24": (
+        lambda a, b: (a + 1) % b,
+        (NEGATIVES, DIVISORS),
+        ("aten::remainder",),
+    ),
+    "sum_int32_past_2_24": (lambda a: (a + 1).sum(), (PAST_2_24,), ("aten::sum",)),
+    "amax_int32_past_2_24": (lambda a: (a + 1).amax(), (PAST_2_24,), ("aten::amax",)),
+    "argmax_int32_close_values": (
+        lambda a: (a + 1).argmax(),
+        (torch.tensor([2**24 + 1, 2**24 + 2, 0], dtype=I32),),
+        ("aten::argmax",),
+    ),
+    "bool_count": (lambda a: (a > 0).sum(), (NEGATIVES,), ("aten::sum",)),
+    "greater_with_nan": (
+        lambda a, b: (a > b, a >= b, a > 0, a >= 0.5),
+        (
+            torch.tensor([1.0, float("nan"), 2.0, float("nan")]),
+            torch.tensor([0.0, 1.0, float("nan"), float("nan")]),
+        ),
+        (),
+    ),
+    "cumsum_int32_past_2_24": (lambda a: a.cumsum(0), (PAST_2_24,), ()),
+    "argmax_float_ties": (lambda a: a.argmax(), (torch.tensor([1.0, 3.0, 3.0, 2.0]),), ()),
+    "where_inf": (
+        lambda a: torch.where(a > 0, a, torch.full_like(a, float("-inf"))).nan_to_num(
+            posinf=9.0, neginf=-9.0
+        ),
+        (torch.tensor([1.0, -1.0, float("inf"), float("-inf"), -0.0]),),
+        (),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_op_matches_eager(case):
+    function, inputs, cpu_ops = CASES[case]
+    check_program(Function(function), inputs, atol=0, cpu_ops=cpu_ops)
