@@ -3,20 +3,11 @@
 import pytest
 import torch
 
+from ov_partition import SUPPORTED_DTYPES
 from ov_runtime import load_program, lower, run
 from ov_tests import check_program
 
-DTYPES = [
-    torch.float32,
-    torch.float16,
-    torch.bfloat16,
-    torch.int8,
-    torch.int16,
-    torch.int32,
-    torch.int64,
-    torch.uint8,
-    torch.bool,
-]
+DTYPES = sorted(SUPPORTED_DTYPES, key=str)
 
 
 def scalar(value, dtype):

@@ -115,11 +115,17 @@ def _tensor_values(value: object) -> list[torch.Tensor]:
     return []
 
 
+def _input_tensors(node: torch.fx.Node) -> list[torch.Tensor]:
+    return [t for arg in node.all_input_nodes for t in _tensor_values(arg.meta.get("val"))]
+
+
+def _packet(node: torch.fx.Node) -> str:
+    """The op name without its overload: ``aten.max`` for ``aten.max.dim``."""
+    return op_name(node).rsplit(".", 1)[0]
+
+
 def _check_dtypes(node: torch.fx.Node) -> str | None:
-    values = _tensor_values(node.meta.get("val"))
-    for arg in node.all_input_nodes:
-        values += _tensor_values(arg.meta.get("val"))
-    for value in values:
+    for value in _tensor_values(node.meta.get("val")) + _input_tensors(node):
         if value.dtype not in SUPPORTED_DTYPES:
             return (
                 f"{op_name(node)} reads or writes {value.dtype}, which the delegate does not take"
@@ -128,23 +134,20 @@ def _check_dtypes(node: torch.fx.Node) -> str | None:
 
 
 def _check_bool_only_inputs(node: torch.fx.Node) -> str | None:
-    packet = op_name(node).rsplit(".", 1)[0]
-    if packet not in _NO_BOOL_ONLY_INPUTS:
+    if _packet(node) not in _NO_BOOL_ONLY_INPUTS:
         return None
-    inputs = [t for arg in node.all_input_nodes for t in _tensor_values(arg.meta.get("val"))]
+    inputs = _input_tensors(node)
     if inputs and all(t.dtype == torch.bool for t in inputs):
-        return f"OpenVINO's {packet} refuses bool tensors"
+        return f"OpenVINO's {_packet(node)} refuses bool tensors"
     return None
 
 
-def _check_integer_reductions(node: torch.fx.Node) -> str | None:
-    packet = op_name(node).rsplit(".", 1)[0]
-    if packet not in _FLOAT_COMPUTED:
+def _check_integers_computed_in_float32(node: torch.fx.Node) -> str | None:
+    if _packet(node) not in _FLOAT_COMPUTED:
         return None
-    inputs = [t for arg in node.all_input_nodes for t in _tensor_values(arg.meta.get("val"))]
-    if any(not t.is_floating_point() for t in inputs):
+    if any(not t.is_floating_point() for t in _input_tensors(node)):
         return (
-            f"OpenVINO's CPU plugin computes {packet} of integer tensors in float32, "
+            f"OpenVINO's CPU plugin computes {_packet(node)} of integer tensors in float32, "
             "exact only up to 2**24"
         )
     return None
@@ -155,7 +158,7 @@ CHECKS: Sequence[Check] = (
     _check_frontend,
     _check_dtypes,
     _check_bool_only_inputs,
-    _check_integer_reductions,
+    _check_integers_computed_in_float32,
 )
 """The support checks, in the order they run."""
 
