@@ -12,6 +12,7 @@
 
 #include "compile_options.h"
 #include "delegate.h"
+#include "errors.h"
 #include "openvino_api.h"
 #include "payload.h"
 
@@ -40,7 +41,7 @@ class OpenvinoBackend final : public BackendInterface {
   bool is_available() const override {
     std::string error;
     if (openvino_api(&error) == nullptr) {
-      ET_LOG(Error, "OpenVINO backend is not available: %s", error.c_str());
+      log_error("the backend is not available: %s", error.c_str());
       return false;
     }
     return true;
@@ -52,17 +53,17 @@ class OpenvinoBackend final : public BackendInterface {
     std::string error;
     CompileOptions options;
     if (!parse_compile_options(compile_specs, &options, &error)) {
-      ET_LOG(Error, "OpenVINO: bad compile specs: %s", error.c_str());
+      log_error("bad compile specs: %s", error.c_str());
       return Error::InvalidArgument;
     }
     const OpenvinoApi* api = openvino_api(&error);
     if (api == nullptr) {
-      ET_LOG(Error, "OpenVINO backend is not available: %s", error.c_str());
+      log_error("the backend is not available: %s", error.c_str());
       return Error::NotSupported;
     }
     PayloadView payload;
     if (!parse_payload(processed->data(), processed->size(), &payload, &error)) {
-      ET_LOG(Error, "OpenVINO: cannot read the delegate payload: %s", error.c_str());
+      log_error("cannot read the delegate payload: %s", error.c_str());
       return Error::DelegateInvalidCompatibility;
     }
     Result<Delegate*> delegate = Delegate::create(*api, std::move(*processed), payload, options);
@@ -86,7 +87,7 @@ const Backend registration{OV_EXECUTORCH_BACKEND_ID, &backend};
 const Error registered = [] {
   Error error = executorch::runtime::register_backend(registration);
   if (error != Error::Ok) {
-    ET_LOG(Error, "OpenVINO: cannot register the backend as '%s' (error %d); is the name taken?",
+    log_error("cannot register the backend as '%s' (error %d); is the name taken?",
            OV_EXECUTORCH_BACKEND_ID, static_cast<int>(error));
   }
   return error;

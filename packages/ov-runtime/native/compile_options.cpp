@@ -10,9 +10,24 @@ constexpr const char* kKnownKeys = "device, inference_precision, cache_dir";
 
 }  // namespace
 
+// Whether every device the string names is the CPU ("CPU", "AUTO:CPU"), as
+// ov_spec.runs_on_cpu_only decides.
+static bool runs_on_cpu_only(const std::string& device) {
+  size_t colon = device.find(':');
+  std::string names = colon == std::string::npos ? device : device.substr(colon + 1);
+  size_t start = 0;
+  while (true) {
+    size_t end = names.find(',', start);
+    std::string name = names.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (name.substr(0, name.find('.')) != "CPU") return false;
+    if (end == std::string::npos) return true;
+    start = end + 1;
+  }
+}
+
 std::string CompileOptions::effective_precision() const {
   if (!inference_precision.empty()) return inference_precision;
-  return device == "CPU" ? "f32" : "";
+  return runs_on_cpu_only(device) ? "f32" : "";
 }
 
 std::vector<std::pair<std::string, std::string>> CompileOptions::properties() const {

@@ -15,8 +15,9 @@ struct CompileOptions {
   std::string inference_precision;  // empty: the default
   std::string cache_dir;            // empty: no model cache
 
-  // The precision OpenVINO is asked for: the explicit one, else f32 on CPU
-  // (OpenVINO's CPU plugin would pick bf16 or f16), else none.
+  // The precision OpenVINO is asked for: the explicit one, else f32 when the
+  // device string names only the CPU (OpenVINO's CPU plugin would pick bf16
+  // or f16), else none.
   std::string effective_precision() const;
 
   // OpenVINO properties (key, value) to compile with.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "compiled_records.h"
+#include "errors.h"
 #include "element_types.h"
 
 namespace ov_executorch {
@@ -99,12 +100,12 @@ bool port_info(const OpenvinoApi& api, const ov_output_const_port_t* port, PortI
 Error check_tensor(const PortInfo& port, const Tensor& tensor, const char* kind, size_t index,
                    ov_element_type_e* type) {
   if (!to_element_type(tensor.scalar_type(), type) || *type != port.type) {
-    ET_LOG(Error, "OpenVINO: delegate %s %zu has dtype %s; the compiled model expects %s", kind,
+    log_error("delegate %s %zu has dtype %s; the compiled model expects %s", kind,
            index, executorch::runtime::toString(tensor.scalar_type()), element_type_name(port.type));
     return Error::InvalidArgument;
   }
   if (port.rank >= 0 && port.rank != tensor.dim()) {
-    ET_LOG(Error, "OpenVINO: delegate %s %zu has rank %zd; the compiled model expects rank %lld",
+    log_error("delegate %s %zu has rank %zd; the compiled model expects rank %lld",
            kind, index, static_cast<ssize_t>(tensor.dim()), static_cast<long long>(port.rank));
     return Error::InvalidArgument;
   }
@@ -127,13 +128,13 @@ Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& proc
                                    const PayloadView& payload, const CompileOptions& options) {
   std::unique_ptr<Delegate> delegate(new (std::nothrow) Delegate(api, std::move(processed)));
   if (!delegate) {
-    ET_LOG(Error, "OpenVINO: out of memory for the delegate state");
+    log_error("out of memory for the delegate state");
     return Error::MemoryAllocationFailed;
   }
   ov_status_e status = wrap(api, U8, {static_cast<int64_t>(payload.weights_size)},
                             const_cast<uint8_t*>(payload.weights), &delegate->weights_);
   if (status != OK) {
-    ET_LOG(Error, "OpenVINO: cannot wrap %zu weight bytes: %s", payload.weights_size,
+    log_error("cannot wrap %zu weight bytes: %s", payload.weights_size,
            api.describe(status).c_str());
     return Error::DelegateInvalidCompatibility;
   }
@@ -141,21 +142,21 @@ Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& proc
   status = api.ov_core_read_model_from_memory_buffer(openvino_core(), payload.xml, payload.xml_size,
                                                      delegate->weights_, &model);
   if (status != OK) {
-    ET_LOG(Error, "OpenVINO: cannot read the model IR of the payload: %s",
+    log_error("cannot read the model IR of the payload: %s",
            api.describe(status).c_str());
     return Error::DelegateInvalidCompatibility;
   }
   status = compile(api, model, options, &delegate->compiled_);
   api.ov_model_free(model);
   if (status != OK) {
-    ET_LOG(Error, "OpenVINO: cannot compile the model for device '%s': %s", options.device.c_str(),
+    log_error("cannot compile the model for device '%s': %s", options.device.c_str(),
            api.describe(status).c_str());
     return Error::DelegateInvalidCompatibility;
   }
   record(api, options, delegate->compiled_);
   status = api.ov_compiled_model_create_infer_request(delegate->compiled_, &delegate->request_);
   if (status != OK) {
-    ET_LOG(Error, "OpenVINO: cannot create an infer request: %s", api.describe(status).c_str());
+    log_error("cannot create an infer request: %s", api.describe(status).c_str());
     return Error::DelegateInvalidHandle;
   }
   Error ports = delegate->read_ports();
@@ -180,13 +181,13 @@ Error Delegate::read_ports() {
       bool ok = port_info(api_, port, &infos[i], &error);
       api_.ov_output_const_port_free(port);
       if (!ok) {
-        ET_LOG(Error, "OpenVINO: cannot read %s %zu of the compiled model: %s",
+        log_error("cannot read %s %zu of the compiled model: %s",
                is_input ? "input" : "output", i, error.c_str());
         return Error::DelegateInvalidHandle;
       }
     }
     if (status != OK) {
-      ET_LOG(Error, "OpenVINO: cannot list the compiled model's %s: %s",
+      log_error("cannot list the compiled model's %s: %s",
              is_input ? "inputs" : "outputs", api_.describe(status).c_str());
       return Error::DelegateInvalidHandle;
     }
@@ -198,7 +199,7 @@ Error Delegate::execute(Span<EValue*> args) {
   const size_t num_inputs = inputs_.size();
   const size_t num_outputs = outputs_.size();
   if (args.size() != num_inputs + num_outputs) {
-    ET_LOG(Error, "OpenVINO: the delegate takes %zu inputs and %zu outputs but was called with %zu arguments",
+    log_error("the delegate takes %zu inputs and %zu outputs but was called with %zu arguments",
            num_inputs, num_outputs, args.size());
     return Error::InvalidArgument;
   }
@@ -212,7 +213,7 @@ Error Delegate::execute(Span<EValue*> args) {
   }
   ov_status_e status = api_.ov_infer_request_infer(request_);
   if (status != OK) {
-    ET_LOG(Error, "OpenVINO: inference failed: %s", api_.describe(status).c_str());
+    log_error("inference failed: %s", api_.describe(status).c_str());
     return Error::InvalidState;
   }
   for (size_t i = 0; i < num_outputs; ++i) {
@@ -250,7 +251,7 @@ Error Delegate::bind_input(size_t index, EValue& value) {
     } else if (port.type == F64 && value.isDouble()) {
       *static_cast<double*>(slot) = value.toDouble();
     } else {
-      ET_LOG(Error, "OpenVINO: delegate input %zu is a scalar (tag %d) but the compiled model expects %s",
+      log_error("delegate input %zu is a scalar (tag %d) but the compiled model expects %s",
              index, static_cast<int>(value.tag), element_type_name(port.type));
       return Error::InvalidArgument;
     }
@@ -258,14 +259,14 @@ Error Delegate::bind_input(size_t index, EValue& value) {
     status = wrap(api_, port.type, port.rank == 1 ? std::vector<int64_t>{1} : std::vector<int64_t>{},
                   slot, &tensor);
   } else {
-    ET_LOG(Error, "OpenVINO: delegate input %zu is neither a tensor nor a scalar (tag %d)", index,
+    log_error("delegate input %zu is neither a tensor nor a scalar (tag %d)", index,
            static_cast<int>(value.tag));
     return Error::InvalidArgument;
   }
   if (status == OK) status = api_.ov_infer_request_set_input_tensor_by_index(request_, index, tensor);
   if (tensor) api_.ov_tensor_free(tensor);
   if (status != OK) {
-    ET_LOG(Error, "OpenVINO: cannot bind delegate input %zu: %s", index, api_.describe(status).c_str());
+    log_error("cannot bind delegate input %zu: %s", index, api_.describe(status).c_str());
     return Error::InvalidArgument;
   }
   return Error::Ok;
@@ -276,7 +277,7 @@ Error Delegate::bind_output(size_t index, EValue& value) {
     return Error::Ok;  // a scalar (a SymInt the CPU part reads) is written after inference
   }
   if (!value.isTensor()) {
-    ET_LOG(Error, "OpenVINO: delegate output %zu is neither a tensor nor a scalar (tag %d)", index,
+    log_error("delegate output %zu is neither a tensor nor a scalar (tag %d)", index,
            static_cast<int>(value.tag));
     return Error::InvalidArgument;
   }
@@ -290,7 +291,7 @@ Error Delegate::bind_output(size_t index, EValue& value) {
   if (status == OK) status = api_.ov_infer_request_set_output_tensor_by_index(request_, index, tensor);
   if (tensor) api_.ov_tensor_free(tensor);
   if (status != OK) {
-    ET_LOG(Error, "OpenVINO: cannot bind delegate output %zu to ExecuTorch's buffer: %s", index,
+    log_error("cannot bind delegate output %zu to ExecuTorch's buffer: %s", index,
            api_.describe(status).c_str());
     return Error::InvalidArgument;
   }
@@ -308,10 +309,10 @@ Error Delegate::copy_scalar_output(size_t index, EValue& value) {
   if (status == OK) status = api_.ov_tensor_data(tensor, &data);
   Error result = Error::Ok;
   if (status != OK) {
-    ET_LOG(Error, "OpenVINO: cannot read delegate output %zu: %s", index, api_.describe(status).c_str());
+    log_error("cannot read delegate output %zu: %s", index, api_.describe(status).c_str());
     result = Error::InvalidState;
   } else if (count != 1) {
-    ET_LOG(Error, "OpenVINO: delegate output %zu is a scalar but the model wrote %zu elements", index, count);
+    log_error("delegate output %zu is a scalar but the model wrote %zu elements", index, count);
     result = Error::InvalidArgument;
   } else if (value.isInt() && port.type == I64) {
     value = EValue(*static_cast<const int64_t*>(data));
@@ -321,7 +322,7 @@ Error Delegate::copy_scalar_output(size_t index, EValue& value) {
     value = EValue(port.type == F32 ? static_cast<double>(*static_cast<const float*>(data))
                                     : *static_cast<const double*>(data));
   } else {
-    ET_LOG(Error, "OpenVINO: delegate output %zu is a scalar (tag %d) but the model writes %s", index,
+    log_error("delegate output %zu is a scalar (tag %d) but the model writes %s", index,
            static_cast<int>(value.tag), element_type_name(port.type));
     result = Error::InvalidArgument;
   }
@@ -340,7 +341,7 @@ Error Delegate::copy_dynamic_output(size_t index, Tensor& output) {
   if (status == OK) status = api_.ov_tensor_data(tensor, &data);
   Error result = Error::Ok;
   if (status != OK) {
-    ET_LOG(Error, "OpenVINO: cannot read delegate output %zu: %s", index, api_.describe(status).c_str());
+    log_error("cannot read delegate output %zu: %s", index, api_.describe(status).c_str());
     result = Error::InvalidState;
   } else {
     // OpenVINO's shape is in memory order; ExecuTorch's sizes are logical.
@@ -350,7 +351,7 @@ Error Delegate::copy_dynamic_output(size_t index, Tensor& output) {
     }
     Error resized = executorch::runtime::resize_tensor(output, {sizes.data(), sizes.size()});
     if (resized != Error::Ok || output.nbytes() != bytes) {
-      ET_LOG(Error, "OpenVINO: cannot resize delegate output %zu to OpenVINO's shape of rank %lld "
+      log_error("cannot resize delegate output %zu to OpenVINO's shape of rank %lld "
              "(%zu bytes); ExecuTorch planned %zu bytes for it", index,
              static_cast<long long>(shape.rank), bytes, static_cast<size_t>(output.nbytes()));
       result = Error::InvalidArgument;

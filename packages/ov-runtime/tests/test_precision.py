@@ -75,3 +75,18 @@ def test_cache_dir_is_written_when_the_program_loads(tmp_path):
     inputs = addmm_inputs()
     run_and_read_precision(compile_specs(cache_dir=str(cache)), inputs)
     assert cache.is_dir() and any(cache.iterdir())
+
+
+def test_auto_restricted_to_the_cpu_also_computes_in_float32():
+    inputs = addmm_inputs()
+    output, record = run_and_read_precision(compile_specs(device="AUTO:CPU"), inputs)
+    assert record["device"] == "AUTO:CPU"
+    assert error_to_float64(output, inputs) < 1e-4
+
+
+def test_compile_specs_take_a_path_and_empty_strings(tmp_path):
+    specs = compile_specs(inference_precision="", cache_dir=tmp_path / "cache")
+    assert [(s.key, s.value) for s in specs] == [
+        ("device", b"CPU"),
+        ("cache_dir", str(tmp_path / "cache").encode()),
+    ]

@@ -113,3 +113,23 @@ def test_target_names_are_full_for_aten_and_edge_targets():
     assert target_name(FakeEdgeOverload()) == "aten.cumsum.default"
     assert target_name(operator.getitem) == "_operator.getitem"
     assert target_name("placeholder") == "placeholder"
+
+
+@pytest.mark.parametrize(
+    ("device", "cpu_only"),
+    [
+        ("CPU", True),
+        ("AUTO:CPU", True),
+        ("HETERO:CPU", True),
+        ("MULTI:CPU,CPU", True),
+        ("AUTO", False),
+        ("GPU", False),
+        ("HETERO:GPU,CPU", False),
+        ("AUTO:GPU.1,CPU", False),
+    ],
+)
+def test_float32_default_on_every_device_string_that_names_only_the_cpu(device, cpu_only):
+    from ov_spec import runs_on_cpu_only
+
+    assert runs_on_cpu_only(device) is cpu_only
+    assert parse(("device", device.encode())).effective_precision == ("f32" if cpu_only else None)

@@ -97,3 +97,20 @@ def test_dynamic_output_larger_than_planned(pte, capfd):
     x = ops.parameter([-1, 3], ov.Type.f32)
     err = run_swapped(pte, model_of([x], ops.concat([x, x], 0)), capfd)
     assert "cannot resize delegate output 0" in err
+
+
+def test_the_delegates_reason_reaches_the_python_error(pte):
+    x = ops.parameter([2, 3], ov.Type.i32)
+    program = load_program(with_payload_of(pte, model_of([x], ops.convert(x, ov.Type.f32))))
+    with pytest.raises(ExecutionError, match="OpenVINO delegate: delegate input 0 has dtype Float"):
+        run(program, [torch.randn(2, 3)])
+
+
+def test_a_missing_device_is_named_in_the_python_error():
+    from ov_runtime import compile_specs
+
+    lowered = lower(Affine(), (torch.randn(2, 3),), compile_specs(device="TEMPLATE"))
+    with pytest.raises(
+        ExecutionError, match="OpenVINO delegate: cannot compile the model for device 'TEMPLATE'"
+    ):
+        run(lowered.buffer, [torch.randn(2, 3)])

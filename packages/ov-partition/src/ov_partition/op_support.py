@@ -57,8 +57,15 @@ _NO_BOOL_ONLY_INPUTS = frozenset(
 # only up to 2**24 (16,777,216 + 1 gives 16,777,216).
 _FLOAT_COMPUTED = frozenset(
     {"aten.sum", "aten.amax", "aten.amin", "aten.max", "aten.min", "aten.argmax", "aten.argmin"}
-    | {"aten.remainder", "aten.fmod"}
 )
+
+# OpenVINO's CPU plugin saturates int8 and uint8 results of these, where
+# PyTorch wraps around (100 + 100 gives 127, not -56).
+_ARITHMETIC = frozenset(
+    {"aten.add", "aten.sub", "aten.rsub", "aten.mul", "aten.neg", "aten.abs", "aten.pow"}
+    | {"aten.square", "aten.div", "aten.floor_divide", "aten.remainder", "aten.fmod"}
+)
+_SATURATED_TYPES = frozenset({torch.int8, torch.uint8})
 
 Check = Callable[[torch.fx.Node], "str | None"]
 
@@ -153,12 +160,52 @@ def _check_integers_computed_in_float32(node: torch.fx.Node) -> str | None:
     return None
 
 
+def _check_narrow_integer_arithmetic(node: torch.fx.Node) -> str | None:
+    if _packet(node) not in _ARITHMETIC:
+        return None
+    for value in _tensor_values(node.meta.get("val")):
+        if value.dtype in _SATURATED_TYPES:
+            return (
+                f"OpenVINO's CPU plugin saturates {value.dtype} {_packet(node)} where PyTorch wraps"
+            )
+    return None
+
+
+def _check_fractional_arange(node: torch.fx.Node) -> str | None:
+    if _packet(node) == "aten.arange" and any(isinstance(a, float) for a in node.args):
+        return "OpenVINO's frontend gives zeros for arange with fractional bounds or step"
+    return None
+
+
+def _check_integer_clamp_with_float_bounds(node: torch.fx.Node) -> str | None:
+    if _packet(node) != "aten.clamp" or not any(isinstance(a, float) for a in node.args[1:]):
+        return None
+    if any(not t.is_floating_point() for t in _input_tensors(node)):
+        return "OpenVINO's frontend truncates float clamp bounds of an integer tensor"
+    return None
+
+
+def _check_avg_pool_divisor_override(node: torch.fx.Node) -> str | None:
+    # avg_poolNd(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if (
+        _packet(node).startswith("aten.avg_pool")
+        and len(node.args) > 6
+        and node.args[6] is not None
+    ):
+        return "OpenVINO's frontend does not convert avg_pool with divisor_override"
+    return None
+
+
 CHECKS: Sequence[Check] = (
     _check_callable,
     _check_frontend,
     _check_dtypes,
     _check_bool_only_inputs,
     _check_integers_computed_in_float32,
+    _check_narrow_integer_arithmetic,
+    _check_fractional_arange,
+    _check_integer_clamp_with_float_bounds,
+    _check_avg_pool_divisor_override,
 )
 """The support checks, in the order they run."""
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Collection, Sequence
 from typing import final
 
+import torch
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
 from executorch.exir.backend.utils import tag_constant_data
@@ -22,21 +24,24 @@ def compile_specs(
     *,
     device: str = "CPU",
     inference_precision: str | None = None,
-    cache_dir: str | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
 ) -> list[CompileSpec]:
     """Build the compile spec list for :class:`OpenvinoPartitioner` from keyword arguments.
 
     Args:
         device: OpenVINO device string, e.g. ``CPU`` (default), ``GPU``, ``AUTO:GPU,CPU``.
-        inference_precision: ``f32``, ``f16`` or ``bf16``; default ``f32`` on ``CPU``
-            and OpenVINO's own choice on other devices.
+        inference_precision: ``f32``, ``f16`` or ``bf16``; ``None`` or ``""`` for the
+            default: ``f32`` when the device string names only the CPU,
+            OpenVINO's own choice elsewhere.
         cache_dir: Folder for OpenVINO's model cache, used when the program loads.
 
     Raises:
         CompileSpecError: A value is not valid; the message names the key and what is allowed.
     """
     options = OpenvinoOptions(
-        device=device, inference_precision=inference_precision, cache_dir=cache_dir
+        device=device,
+        inference_precision=inference_precision or None,
+        cache_dir=os.fspath(cache_dir) if cache_dir else None,
     )
     return [CompileSpec(key, value) for key, value in options.to_entries()]
 
@@ -77,13 +82,20 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
             exported_program.graph_module, support, allows_single_node_partition=True
         )
         partition_tags: dict[str, DelegationSpec] = {}
+        self.rejections = {}
         for partition in partitioner.propose_partitions():
+            if not any(isinstance(node.meta.get("val"), torch.Tensor) for node in partition.nodes):
+                # Only int computations (sizes, their checks): nothing for OpenVINO to
+                # do, and ExecuTorch cannot place such a delegate ahead of its users.
+                for node in partition.nodes:
+                    self.rejections[node.name] = "a partition without tensors is left to the CPU"
+                continue
             tag = f"openvino_{partition.id}"
             for node in partition.nodes:
                 node.meta["delegation_tag"] = tag
             partition_tags[tag] = self.delegation_spec
         tag_constant_data(exported_program)
-        self.rejections = dict(support.rejections)
+        self.rejections.update(support.rejections)
         for name, reason in self.rejections.items():
             logger.info("node %s stays on ExecuTorch's CPU kernels: %s", name, reason)
         return PartitionResult(

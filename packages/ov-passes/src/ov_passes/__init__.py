@@ -1,6 +1,7 @@
 """torch.fx graph passes that prepare a partition for OpenVINO's PyTorch frontend."""
 
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
+from ov_passes.integer_comparisons import integer_comparisons_by_difference
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
 from ov_passes.nan_comparisons import greater_as_less
 from ov_passes.pipeline import GraphPass, op_name, run_passes
@@ -10,21 +11,24 @@ from ov_passes.view_sizes import view_sizes_from_metadata
 DEFAULT_PASSES: tuple[GraphPass, ...] = (
     cast_integer_accumulations_to_int64,
     integer_floor_division_by_truncation,
+    integer_comparisons_by_difference,
     greater_as_less,
     slice_bounds_as_tensors,
     view_sizes_from_metadata,
 )
 """The passes preprocess runs on every partition, in this order.
 
-Each rewrites nodes the others neither create nor read (the floor-division
-rewrite compares integers, which ``greater_as_less`` leaves alone), so the
-order is not load-bearing; it is fixed so that every lowering is the same."""
+The floor-division rewrite compares integers, so it runs before
+``integer_comparisons_by_difference``, which makes those comparisons exact;
+``greater_as_less`` touches float comparisons only. The other passes rewrite
+nodes no other pass creates or reads."""
 
 __all__ = [
     "DEFAULT_PASSES",
     "GraphPass",
     "cast_integer_accumulations_to_int64",
     "greater_as_less",
+    "integer_comparisons_by_difference",
     "integer_floor_division_by_truncation",
     "op_name",
     "run_passes",

@@ -14,6 +14,7 @@ import ctypes
 import functools
 import importlib.resources
 import logging
+from typing import Any
 
 from ov_runtime.exceptions import BackendUnavailableError
 from ov_spec import BACKEND_ID
@@ -87,9 +88,29 @@ def compiled_delegates() -> list[dict[str, str]]:
     function.restype = ctypes.c_long
     function.argtypes = [ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
     records: list[dict[str, str]] = []
-    while (length := function(len(records), None, 0)) >= 0:
-        buffer = ctypes.create_string_buffer(length + 1)
-        function(len(records), buffer, length + 1)
-        text = buffer.value.decode("utf-8", errors="replace")
+    while (text := _read_text(function, len(records))) is not None:
         records.append(dict(item.split("=", 1) for item in text.split(" ") if "=" in item))
     return records
+
+
+def take_last_error() -> str:
+    """Return and clear the reason of the backend's last error in this process ("" if none).
+
+    The native backend logs every error to stderr through ExecuTorch's log and
+    keeps the last one, so that an ``ExecutionError`` can say why a delegate
+    failed where ExecuTorch only reports an error code.
+    """
+    function = load_backend().ov_executorch_take_last_error
+    function.restype = ctypes.c_long
+    function.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    return _read_text(function) or ""
+
+
+def _read_text(function: Any, *args: int) -> str | None:
+    """Call a native ``(…, buffer, size) -> length`` function; None when it returns -1."""
+    length = int(function(*args, None, 0))
+    if length < 0:
+        return None
+    buffer = ctypes.create_string_buffer(length + 1)
+    function(*args, buffer, length + 1)
+    return buffer.value.decode("utf-8", errors="replace")

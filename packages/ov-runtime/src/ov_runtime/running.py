@@ -9,7 +9,15 @@ from typing import Any
 from executorch.runtime import Program, Runtime
 
 from ov_runtime.exceptions import ExecutionError
-from ov_runtime.native import load_backend
+from ov_runtime.native import load_backend, take_last_error
+
+
+def _failure(message: str, error: RuntimeError) -> ExecutionError:
+    """An ExecutionError with ExecuTorch's message and, if a delegate failed, its reason."""
+    reason = take_last_error()
+    return ExecutionError(
+        f"{message}: {error}" + (f"; OpenVINO delegate: {reason}" if reason else "")
+    )
 
 
 def load_program(pte: bytes | str | Path) -> Program:
@@ -20,10 +28,11 @@ def load_program(pte: bytes | str | Path) -> Program:
         ExecutionError: ExecuTorch refused the program.
     """
     load_backend()
+    take_last_error()  # a reason from an earlier call does not explain this one
     try:
         return Runtime.get().load_program(pte)
     except RuntimeError as error:
-        raise ExecutionError(f"ExecuTorch could not load the program: {error}") from error
+        raise _failure("ExecuTorch could not load the program", error) from error
 
 
 def run(
@@ -38,8 +47,8 @@ def run(
 
     Raises:
         ExecutionError: The method does not exist, takes another number of
-            inputs, or ExecuTorch or a delegate refused to load or run it (the
-            delegate logs why on stderr).
+            inputs, or ExecuTorch or a delegate refused to load or run it; the
+            message carries the delegate's reason, which it also logs to stderr.
 
     Returns:
         The method's outputs (tensors and scalars), in order.
@@ -52,10 +61,11 @@ def run(
     expected = loaded.metadata(method).num_inputs()
     if len(inputs) != expected:
         raise ExecutionError(f"method {method!r} takes {expected} inputs; {len(inputs)} were given")
+    take_last_error()
     try:
         handle = loaded.load_method(method)
         if handle is None:
             raise ExecutionError(f"ExecuTorch could not load method {method!r}")
         return list(handle.execute(list(inputs)))
     except RuntimeError as error:
-        raise ExecutionError(f"method {method!r} failed: {error}") from error
+        raise _failure(f"method {method!r} failed", error) from error

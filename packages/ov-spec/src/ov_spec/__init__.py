@@ -15,6 +15,7 @@ from ov_spec.compile_spec import (
     PRECISIONS,
     CompileSpecLike,
     OpenvinoOptions,
+    runs_on_cpu_only,
 )
 from ov_spec.exceptions import CompileSpecError
 from ov_spec.op_names import target_name
@@ -33,6 +34,7 @@ __all__ = [
     "CompileSpecError",
     "CompileSpecLike",
     "OpenvinoOptions",
+    "runs_on_cpu_only",
     # op names
     "target_name",
 ]

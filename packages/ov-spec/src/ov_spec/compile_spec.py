@@ -16,7 +16,8 @@ key                         values                          default
 ``device``                  an OpenVINO device string:      ``CPU``
                             ``CPU``, ``GPU``, ``GPU.1``,
                             ``NPU``, ``AUTO:GPU,CPU``
-``inference_precision``     ``f32``, ``f16``, ``bf16``      ``f32`` on ``CPU``;
+``inference_precision``     ``f32``, ``f16``, ``bf16``      ``f32`` when the device
+                                                            string names only the CPU;
                                                             OpenVINO's own elsewhere
 ``cache_dir``               a folder for OpenVINO's model   none (no cache)
                             cache
@@ -47,6 +48,16 @@ unless told otherwise, so a float32 program asks for f32 on ``CPU``."""
 # colon and a comma-separated priority list (AUTO:GPU,CPU; HETERO:GPU.0,CPU).
 _DEVICE_NAME = r"[A-Z][A-Z0-9_]*(?:\.[0-9]+)?"
 _DEVICE_PATTERN = re.compile(rf"{_DEVICE_NAME}(?::{_DEVICE_NAME}(?:,{_DEVICE_NAME})*)?")
+
+
+def runs_on_cpu_only(device: str) -> bool:
+    """Whether every device an OpenVINO device string names is the CPU.
+
+    ``CPU`` and ``AUTO:CPU`` do; ``AUTO`` (any device), ``GPU`` and
+    ``HETERO:GPU,CPU`` do not. The native runtime applies the same rule.
+    """
+    names = device.split(":", 1)[1].split(",") if ":" in device else [device]
+    return all(name.split(".", 1)[0] == "CPU" for name in names)
 
 
 class CompileSpecLike(Protocol):
@@ -107,10 +118,15 @@ class OpenvinoOptions:
 
     @property
     def effective_precision(self) -> str | None:
-        """The precision OpenVINO is asked for: the explicit one, else ``f32`` on ``CPU``, else None."""
+        """The precision OpenVINO is asked for.
+
+        The explicit one; else ``f32`` when every device the string names is
+        the CPU (``CPU``, ``AUTO:CPU``, ``HETERO:CPU``); else None, leaving
+        OpenVINO's default (a bare ``AUTO`` may still pick the CPU and bf16).
+        """
         if self.inference_precision is not None:
             return self.inference_precision
-        return CPU_DEFAULT_PRECISION if self.device == "CPU" else None
+        return CPU_DEFAULT_PRECISION if runs_on_cpu_only(self.device) else None
 
     @classmethod
     def from_compile_specs(cls, specs: Iterable[CompileSpecLike]) -> OpenvinoOptions:
