@@ -82,3 +82,40 @@ def test_integer_comparisons_are_left_alone():
 
     module = torch.export.export(Wrapper(), (torch.arange(4),)).module(check_guards=False)
     assert not greater_as_less(module)
+
+
+@pytest.mark.parametrize("op", ["eq", "ne", "lt", "le", "gt", "ge"])
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64], ids=str)
+def test_wide_integer_comparisons_go_through_the_difference(op, dtype):
+    from ov_passes import integer_comparisons_by_difference
+
+    compare = getattr(torch, op)
+    a = torch.tensor([2**24 + 1, 5, -3, 0], dtype=dtype)
+    b = torch.tensor([2**24, 5, 7, -(2**24)], dtype=dtype)
+    module = rewritten(
+        lambda x, y: (compare(x, y), compare(x, 2**24)),
+        a,
+        b,
+        graph_pass=integer_comparisons_by_difference,
+    )
+    assert torch.ops.aten.sub.Tensor in targets(module)
+    assert getattr(torch.ops.aten, op).Tensor not in targets(module)
+    got, want = module(a, b), (compare(a, b), compare(a, 2**24))
+    assert all(torch.equal(g, w) for g, w in zip(got, want, strict=True))
+
+
+def test_float_and_narrow_integer_comparisons_are_left_alone():
+    from ov_passes import integer_comparisons_by_difference
+
+    class Wrapper(torch.nn.Module):
+        def forward(self, x, y, z):
+            return x == 0.5, y < 3, z == x.int()
+
+    inputs = (
+        torch.randn(3),
+        torch.tensor([1, 2, 3], dtype=torch.int8),
+        torch.ones(3, dtype=torch.int32),
+    )
+    module = torch.export.export(Wrapper(), inputs).module(check_guards=False)
+    assert integer_comparisons_by_difference(module)  # only z == x.int() is rewritten
+    assert sum(n.target == torch.ops.aten.sub.Tensor for n in module.graph.nodes) == 1

@@ -31,10 +31,46 @@ CASES = {
         (),
     ),
     "floor_divide_float32": (lambda a: a // 3, (FLOATS,), ()),
-    "remainder_int32_past_2_24": (
-        lambda a, b: (a + 1) % b,
-        (NEGATIVES, DIVISORS),
-        ("aten::remainder",),
+    "remainder_int32_negative": (lambda a, b: a % b, (NEGATIVES[:6], DIVISORS[:6]), ()),
+    "compare_int32_past_2_24": (
+        lambda a, b: (a == b, a != b, a < b, a >= b, a == 2**24, a > 2**24),
+        (torch.tensor([2**24 + 1, 5, -3], dtype=I32), torch.tensor([2**24, 5, 7], dtype=I32)),
+        (),
+    ),
+    "compare_int64_past_2_24": (
+        lambda a, b: (a == b, a <= b),
+        (torch.tensor([2**24 + 1, -3]), torch.tensor([2**24, -3])),
+        (),
+    ),
+    "int8_wraps": (
+        lambda a: (a + a).to(I32) * 2,
+        (torch.tensor([100, -100, 5], dtype=torch.int8),),
+        ("aten::add",),
+    ),
+    "uint8_wraps": (
+        lambda a, b: (a - b).to(I32) * 2,
+        (torch.tensor([0, 200], dtype=torch.uint8), torch.tensor([1, 100], dtype=torch.uint8)),
+        ("aten::sub",),
+    ),
+    "arange_fractional_step": (
+        lambda a: a + torch.arange(0, 1, 0.25),
+        (torch.zeros(4),),
+        ("aten::arange",),
+    ),
+    "clamp_int_with_float_bounds": (
+        lambda a: a.clamp(-2.5, 2.5) * 2,
+        (torch.tensor([-10, 0, 10]),),
+        ("aten::clamp",),
+    ),
+    "avg_pool_divisor_override": (
+        lambda a: torch.nn.functional.avg_pool2d(a * 2, 2, 2, divisor_override=3),
+        (torch.ones(1, 1, 4, 4),),
+        ("aten::avg_pool2d",),
+    ),
+    "nonzero_output": (
+        lambda a: (a * 2).nonzero(),
+        (torch.tensor([0.0, 1.0, 0.0, 2.0]),),
+        ("aten::nonzero",),
     ),
     "sum_int32_past_2_24": (lambda a: (a + 1).sum(), (PAST_2_24,), ("aten::sum",)),
     "amax_int32_past_2_24": (lambda a: (a + 1).amax(), (PAST_2_24,), ("aten::amax",)),
