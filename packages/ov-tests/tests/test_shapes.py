@@ -16,9 +16,12 @@ def scalar(value, dtype):
 
 class MulAndSum(torch.nn.Module):
     def forward(self, a, b):
-        # An integer sum stays on the CPU (OpenVINO sums integers in float32).
-        product = a * b
-        return product, product.sum() if product.is_floating_point() else product * a
+        # Integer sums and int8/uint8 arithmetic stay on the CPU; selecting
+        # and comparing reach OpenVINO for every dtype.
+        selected, equal = torch.where(a == b, a, b), a == b
+        if a.is_floating_point():
+            return selected, equal, a * b, (a * b).sum()
+        return selected, equal
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
