@@ -4,6 +4,9 @@ Integer cases use values past 2**24 and negatives, where OpenVINO's CPU
 plugin differs from PyTorch unless the backend steps in.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 import torch
 
@@ -16,7 +19,7 @@ DIVISORS = torch.tensor([3, 3, 3, 2, -2, -4, 5, -7], dtype=I32)
 PAST_2_24 = torch.tensor([2**24, 1, 1, -5], dtype=I32)
 FLOATS = torch.tensor([-2.5, -0.0, 0.0, 1.5, 3.25, -7.75, 1e-30, 65504.0])
 
-CASES = {
+CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[str, ...]]] = {
     # name: (function, inputs, kernels allowed to stay on the CPU)
     "floor_divide_int32_by_tensor": (lambda a, b: a // b, (NEGATIVES, DIVISORS), ()),
     "floor_divide_int32_by_scalar": (lambda a: a // 3, (NEGATIVES,), ()),
