@@ -18,7 +18,7 @@ def test_resnet18_with_seeded_weights_matches_eager():
 
 @pytest.mark.slow
 def test_minilm_demo_matches_eager_within_1e_5():
-    from ov_runtime.demo import TOLERANCE, run_demo
+    from ov_runtime.cli.demo import TOLERANCE, run_demo
 
     report = io.StringIO()
     assert run_demo(out=report) == 0, report.getvalue()
@@ -31,7 +31,7 @@ def test_minilm_demo_matches_eager_within_1e_5():
 
 @pytest.mark.slow
 def test_minilm_is_delegated_whole():
-    from ov_runtime.demo import SENTENCES
+    from ov_runtime.cli.demo import SENTENCES
     from ov_runtime.models import minilm
 
     model, inputs = minilm(SENTENCES[:2])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import op_name
+from ov_passes.pipeline import op_name, replace_node
 
 aten = torch.ops.aten
 
@@ -52,8 +52,6 @@ def integer_comparisons_by_difference(graph_module: torch.fx.GraphModule) -> boo
         with graph.inserting_before(node):
             difference = graph.call_function(aten.sub.Tensor, (left, right))
             replacement = graph.call_function(_AGAINST_ZERO[packet], (difference, 0))
-        replacement.meta = dict(node.meta)
-        node.replace_all_uses_with(replacement)
-        graph.erase_node(node)
+        replace_node(node, replacement)
         changed = True
     return changed

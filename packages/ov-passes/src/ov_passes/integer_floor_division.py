@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import op_name
+from ov_passes.pipeline import op_name, replace_node
 
 FLOOR_DIVISION_OPS = frozenset(
     {"aten.div.Tensor_mode", "aten.div.Scalar_mode", "aten.floor_divide.default"}
@@ -70,8 +70,6 @@ def integer_floor_division_by_truncation(graph_module: torch.fx.GraphModule) -> 
             )
             correction = graph.call_function(aten._to_copy.default, (round_down,), {"dtype": dtype})
             quotient = graph.call_function(aten.sub.Tensor, (truncated, correction))
-        quotient.meta = dict(node.meta)
-        node.replace_all_uses_with(quotient)
-        graph.erase_node(node)
+        replace_node(node, quotient)
         changed = True
     return changed

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import op_name
+from ov_passes.pipeline import op_name, replace_node
 
 aten = torch.ops.aten
 
@@ -47,8 +47,6 @@ def greater_as_less(graph_module: torch.fx.GraphModule) -> bool:
                 replacement = graph.call_function(_NEGATED[name], (negated, -right))
             else:
                 continue
-        replacement.meta = dict(node.meta)
-        node.replace_all_uses_with(replacement)
-        graph.erase_node(node)
+        replace_node(node, replacement)
         changed = True
     return changed

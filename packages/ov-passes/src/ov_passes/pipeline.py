@@ -29,6 +29,13 @@ def op_name(node: torch.fx.Node) -> str:
     return target_name(node.target) if node.op == "call_function" else ""
 
 
+def replace_node(node: torch.fx.Node, replacement: torch.fx.Node) -> None:
+    """Give ``replacement`` the metadata and the users of ``node``, then remove ``node``."""
+    replacement.meta = dict(node.meta)
+    node.replace_all_uses_with(replacement)
+    node.graph.erase_node(node)
+
+
 def run_passes(graph_module: torch.fx.GraphModule, passes: Sequence[GraphPass]) -> bool:
     """Run ``passes`` in order on ``graph_module`` and recompile it if any changed it.
 

@@ -19,7 +19,7 @@ from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPar
 from executorch.exir import to_edge_transform_and_lower
 
 from ov_runtime import load_program, lower
-from ov_runtime.demo import SENTENCES
+from ov_runtime.cli.demo import SENTENCES
 from ov_runtime.models import minilm
 from ov_tests.benchmarks._timing import median_seconds, report
 

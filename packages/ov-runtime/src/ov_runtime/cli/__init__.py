@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "demo":
-            from ov_runtime.demo import run_demo
+            from ov_runtime.cli.demo import run_demo
 
             return run_demo(args.output)
         return _run(args.pte, args.inputs, args.method)
