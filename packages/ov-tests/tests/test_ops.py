@@ -33,7 +33,12 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[str, ...]]] = 
         (NEGATIVES, DIVISORS),
         (),
     ),
-    "floor_divide_float32": (lambda a: a // 3, (FLOATS,), ()),
+    "floor_divide_float32": (
+        lambda a, b: (a * 1) // b,
+        (torch.tensor([1.0, -5.0, 0.7, 3.0]), torch.tensor([0.1, float("inf"), 0.1, 0.1])),
+        ("aten::div",),
+    ),
+    "greater_than_int64_min": (lambda a: (a > -(2**63), a >= -(2**63)), (FLOATS,), ()),
     "remainder_int32_negative": (lambda a, b: a % b, (NEGATIVES[:6], DIVISORS[:6]), ()),
     "compare_int32_past_2_24": (
         lambda a, b: (a == b, a != b, a < b, a >= b, a == 2**24, a > 2**24),

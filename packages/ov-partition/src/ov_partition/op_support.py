@@ -185,6 +185,19 @@ def _check_integer_clamp_with_float_bounds(node: torch.fx.Node) -> str | None:
     return None
 
 
+def _check_float_floor_division(node: torch.fx.Node) -> str | None:
+    name = op_name(node)
+    floor = name == "aten.floor_divide.default" or (
+        _packet(node) == "aten.div" and node.kwargs.get("rounding_mode") == "floor"
+    )
+    if floor and any(t.is_floating_point() for t in _tensor_values(node.meta.get("val"))):
+        return (
+            "OpenVINO takes floor(a / b), which rounds quotients near a whole number "
+            "differently from PyTorch's floor division"
+        )
+    return None
+
+
 def _check_avg_pool_divisor_override(node: torch.fx.Node) -> str | None:
     # avg_poolNd(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if (
@@ -206,6 +219,7 @@ CHECKS: Sequence[Check] = (
     _check_fractional_arange,
     _check_integer_clamp_with_float_bounds,
     _check_avg_pool_divisor_override,
+    _check_float_floor_division,
 )
 """The support checks, in the order they run."""
 

@@ -1,9 +1,9 @@
 """Floor division of integers, exactly as PyTorch rounds it.
 
 OpenVINO's CPU plugin rounds an integer Divide with floor rounding toward
-zero (``-7 // 3`` gives -2, PyTorch -3), and computes integer FloorMod in
-float32, so ``a - a % b`` is off past 2**24. Truncating division, multiply
-and compare are exact, so the floor quotient is built from them::
+zero (``-7 // 3`` gives -2, PyTorch -3). Its truncating division is right for
+every sign (like all its integer division, exact up to 2**24 in magnitude),
+and multiply and compare are exact, so the floor quotient is built from them::
 
     q = trunc_div(a, b)
     a // b = q - ((q * b != a) and (a < 0) != (b < 0))

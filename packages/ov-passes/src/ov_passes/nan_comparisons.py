@@ -44,7 +44,9 @@ def greater_as_less(graph_module: torch.fx.GraphModule) -> bool:
                 replacement = graph.call_function(_SWAPPED[name], (right, left))
             elif isinstance(right, (int, float)) and isinstance(left, torch.fx.Node):
                 negated = graph.call_function(aten.neg.default, (left,))
-                replacement = graph.call_function(_NEGATED[name], (negated, -right))
+                # As a float: PyTorch compares a float tensor with the number in
+                # floating point, and -(-2**63) does not fit in int64.
+                replacement = graph.call_function(_NEGATED[name], (negated, -float(right)))
             else:
                 continue
         replace_node(node, replacement)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import torch
 from executorch.runtime import Program, Runtime
 
 from ov_runtime.exceptions import ExecutionError
@@ -35,6 +36,40 @@ def load_program(pte: bytes | str | Path) -> Program:
         raise _failure("ExecuTorch could not load the program", error) from error
 
 
+# ExecuTorch's ScalarType codes (c10 numbering) of the dtypes a program takes.
+_DTYPES = {
+    0: torch.uint8,
+    1: torch.int8,
+    2: torch.int16,
+    3: torch.int32,
+    4: torch.int64,
+    5: torch.float16,
+    6: torch.float32,
+    7: torch.float64,
+    11: torch.bool,
+    15: torch.bfloat16,
+}
+
+
+def _check_tensor_inputs(meta: Any, inputs: Sequence[Any]) -> None:
+    """Name the input whose dtype or rank the method does not take (ExecuTorch only gives a code)."""
+    for index, value in enumerate(inputs):
+        if not isinstance(value, torch.Tensor):
+            continue
+        try:
+            planned = meta.input_tensor_meta(index)
+        except RuntimeError:  # the method takes a scalar there; ExecuTorch says so
+            continue
+        dtype = _DTYPES.get(planned.dtype())
+        if dtype is not None and value.dtype != dtype:
+            raise ExecutionError(f"input {index} has dtype {value.dtype}; the method takes {dtype}")
+        if value.dim() != len(planned.sizes()):
+            raise ExecutionError(
+                f"input {index} has shape {tuple(value.shape)}; the method takes rank "
+                f"{len(planned.sizes())} (planned for at most {tuple(planned.sizes())})"
+            )
+
+
 def run(
     program: Program | bytes | str | Path, inputs: Sequence[Any], method: str = "forward"
 ) -> list[Any]:
@@ -58,9 +93,12 @@ def run(
         raise ExecutionError(
             f"the program has no method {method!r}; it has {sorted(loaded.method_names)}"
         )
-    expected = loaded.metadata(method).num_inputs()
-    if len(inputs) != expected:
-        raise ExecutionError(f"method {method!r} takes {expected} inputs; {len(inputs)} were given")
+    meta = loaded.metadata(method)
+    if len(inputs) != meta.num_inputs():
+        raise ExecutionError(
+            f"method {method!r} takes {meta.num_inputs()} inputs; {len(inputs)} were given"
+        )
+    _check_tensor_inputs(meta, inputs)
     take_last_error()
     try:
         handle = loaded.load_method(method)
