@@ -1,5 +1,6 @@
 import pytest
 import torch
+
 from ov_runtime import ExecutionError, load_program, lower, run
 
 
@@ -14,7 +15,9 @@ def program():
 
 
 def test_wrong_dtype_names_the_input(program):
-    with pytest.raises(ExecutionError, match=r"input 1 has dtype torch.int64; the method takes torch.float32"):
+    with pytest.raises(
+        ExecutionError, match=r"input 1 has dtype torch.int64; the method takes torch.float32"
+    ):
         run(program, [torch.ones(2, 3), torch.ones(2, 3, dtype=torch.int64)])
 
 
@@ -29,4 +32,6 @@ def test_wrong_count_names_both_counts(program):
 
 
 def test_right_inputs_run(program):
-    assert torch.equal(run(program, [torch.ones(2, 3), torch.ones(2, 3)])[0], torch.full((2, 3), 2.0))
+    assert torch.equal(
+        run(program, [torch.ones(2, 3), torch.ones(2, 3)])[0], torch.full((2, 3), 2.0)
+    )
