@@ -7,7 +7,6 @@
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/platform/log.h>
 
-#include <mutex>
 #include <string>
 
 #include "compile_options.h"
@@ -99,10 +98,9 @@ const Error registered = [] {
 // Returns why OpenVINO's runtime cannot be used in this process, or an empty
 // string when it can. Loads OpenVINO's C library on first use.
 extern "C" __attribute__((visibility("default"))) const char* ov_executorch_unavailable_reason() {
-  static std::string reason;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (ov_executorch::openvino_api(&reason) != nullptr) reason.clear();
-  });
+  static const std::string reason = [] {
+    std::string error;
+    return ov_executorch::openvino_api(&error) != nullptr ? std::string() : error;
+  }();
   return reason.c_str();
 }

@@ -128,7 +128,8 @@ def convert_module(
         ConversionError: The frontend fails, or the model's inputs or outputs do
             not match the partition's in number.
     """
-    types = [element_type(_dtype(value), f"partition input {i}") for i, value in enumerate(inputs)]
+    dtypes = [_dtype(value) for value in inputs]
+    types = [element_type(dtype, f"partition input {i}") for i, dtype in enumerate(dtypes)]
     shapes = [_shape(value) for value in inputs]
     try:
         frontend = FrontEndManager().load_by_framework("pytorch")
@@ -137,7 +138,7 @@ def convert_module(
         decoder = TorchFXPythonDecoder(
             module,
             input_shapes=[_frontend_shape(value) for value in inputs],
-            input_types=[_dtype(value) for value in inputs],
+            input_types=dtypes,
         )
         model = frontend.convert(frontend.load(decoder))
     except Exception as error:
