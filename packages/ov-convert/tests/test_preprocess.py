@@ -59,6 +59,41 @@ def test_symbolic_dims_become_dynamic():
     assert model.inputs[0].get_partial_shape()[1] == ov.Dimension(4)
 
 
+def test_compile_specs_are_resolved_into_the_payloads_device_and_properties():
+    from executorch.exir.backend.compile_spec_schema import CompileSpec
+
+    inputs = (torch.randn(2, 4), torch.ones(3, dtype=torch.bool))
+    default = Payload.from_bytes(preprocess(Mixed(), inputs).processed_bytes)
+    assert (default.device, dict(default.properties)) == (
+        "CPU",
+        {"INFERENCE_PRECISION_HINT": "f32"},
+    )
+    specs = [
+        CompileSpec("device", b"GPU"),
+        CompileSpec("cache_dir", b"/tmp/cache"),
+        CompileSpec("inference_precision", b"f7"),
+        CompileSpec("inference_precision", b""),  # the last entry wins: the default
+    ]
+    gpu = Payload.from_bytes(preprocess(Mixed(), inputs, specs).processed_bytes)
+    # Off the CPU, OpenVINO keeps its own precision.
+    assert (gpu.device, dict(gpu.properties)) == ("GPU", {"CACHE_DIR": "/tmp/cache"})
+
+
+class PlusOneAndSize(torch.nn.Module):
+    def forward(self, x):
+        return x + 1, x.shape[0] * 2
+
+
+def test_signature_marks_scalar_outputs():
+    program = to_edge(
+        torch.export.export(
+            PlusOneAndSize(), (torch.randn(5, 2),), dynamic_shapes=({0: torch.export.Dim("n")},)
+        )
+    ).exported_program()
+    payload = Payload.from_bytes(OvExecutorchBackend.preprocess(program, []).processed_bytes)
+    assert (payload.inputs, payload.outputs) == ("T", "TS")
+
+
 def test_bad_compile_spec_is_refused():
     from executorch.exir.backend.compile_spec_schema import CompileSpec
 

@@ -1,15 +1,17 @@
 // The ExecuTorch backend that runs delegates on OpenVINO, registered under
-// this project's backend id (ov_spec.BACKEND_ID, passed in by the build).
+// this project's backend id (ov_spec.BACKEND_ID, passed in by the build) when
+// the library loads.
 //
-// init() checks the compile specs and the payload, then compiles a Delegate;
+// init() reads the payload and compiles a Delegate with the device and
+// OpenVINO properties the payload carries (resolved from the compile specs at
+// lowering, so the compile specs themselves are not read again here);
 // execute() and destroy() hand the call to it.
 
 #include <executorch/runtime/backend/interface.h>
-#include <executorch/runtime/platform/log.h>
 
 #include <string>
 
-#include "compile_options.h"
+#include "c_api.h"
 #include "delegate.h"
 #include "errors.h"
 #include "openvino_api.h"
@@ -49,12 +51,8 @@ class OpenvinoBackend final : public BackendInterface {
   Result<DelegateHandle*> init(BackendInitContext& context, FreeableBuffer* processed,
                                ArrayRef<CompileSpec> compile_specs) const override {
     (void)context;
+    (void)compile_specs;  // resolved into the payload's options at lowering
     std::string error;
-    CompileOptions options;
-    if (!parse_compile_options(compile_specs, &options, &error)) {
-      log_error("bad compile specs: %s", error.c_str());
-      return Error::InvalidArgument;
-    }
     const OpenvinoApi* api = openvino_api(&error);
     if (api == nullptr) {
       log_error("the backend is not available: %s", error.c_str());
@@ -65,7 +63,7 @@ class OpenvinoBackend final : public BackendInterface {
       log_error("cannot read the delegate payload: %s", error.c_str());
       return Error::DelegateInvalidCompatibility;
     }
-    Result<Delegate*> delegate = Delegate::create(*api, std::move(*processed), payload, options);
+    Result<Delegate*> delegate = Delegate::create(*api, std::move(*processed), payload);
     if (!delegate.ok()) return delegate.error();
     return static_cast<DelegateHandle*>(delegate.get());
   }
@@ -83,21 +81,34 @@ class OpenvinoBackend final : public BackendInterface {
 
 OpenvinoBackend backend;
 const Backend registration{OV_EXECUTORCH_BACKEND_ID, &backend};
-const Error registered = [] {
-  Error error = executorch::runtime::register_backend(registration);
-  if (error != Error::Ok) {
-    log_error("cannot register the backend as '%s' (error %d); is the name taken?",
-           OV_EXECUTORCH_BACKEND_ID, static_cast<int>(error));
-  }
-  return error;
-}();
+
+// Registers the backend once, when the library loads; keeps the reason when
+// ExecuTorch's registry refuses it.
+const std::string& registration_error() {
+  static const std::string reason = [] {
+    Error error = executorch::runtime::register_backend(registration);
+    if (error == Error::Ok) return std::string();
+    std::string text = "ExecuTorch's backend registry refused the name '" OV_EXECUTORCH_BACKEND_ID
+                       "' (error " + std::to_string(static_cast<int>(error)) + ")";
+    if (error == Error::RegistrationAlreadyRegistered) {
+      text += ": another library registered a backend of that name first";
+    }
+    log_error("%s", text.c_str());
+    return text;
+  }();
+  return reason;
+}
+
+[[maybe_unused]] const bool registered_at_load = registration_error().empty();
 
 }  // namespace
 }  // namespace ov_executorch
 
-// Returns why OpenVINO's runtime cannot be used in this process, or an empty
-// string when it can. Loads OpenVINO's C library on first use.
-extern "C" __attribute__((visibility("default"))) const char* ov_executorch_unavailable_reason() {
+const char* ov_executorch_registration_error() {
+  return ov_executorch::registration_error().c_str();
+}
+
+const char* ov_executorch_unavailable_reason() {
   static const std::string reason = [] {
     std::string error;
     return ov_executorch::openvino_api(&error) != nullptr ? std::string() : error;

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <vector>
 
+#include "c_api.h"
+
 namespace ov_executorch {
 namespace {
 

@@ -1,4 +1,6 @@
-// ExecuTorch scalar types and OpenVINO element types.
+// ExecuTorch scalar types and OpenVINO element types: the one place the
+// native side maps them. It agrees with ov_spec.DELEGATE_DTYPES (a test
+// compares the two through ov_executorch_element_type in c_api.h).
 #pragma once
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
@@ -6,11 +8,11 @@
 
 namespace ov_executorch {
 
-// OpenVINO's element type for an ExecuTorch dtype; false for dtypes the
-// backend does not take (complex, quantized, bits).
+// OpenVINO's element type for an ExecuTorch dtype; false for dtypes a
+// delegate does not take (float64, complex, quantized, bits).
 bool to_element_type(executorch::aten::ScalarType type, ov_element_type_e* out);
 
-// A short name for log messages ("f32", "i64", "boolean").
+// OpenVINO's name of an element type ("f32", "i64", "boolean").
 const char* element_type_name(ov_element_type_e type);
 
 }  // namespace ov_executorch

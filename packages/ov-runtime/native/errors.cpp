@@ -9,6 +9,8 @@
 #include <mutex>
 #include <string>
 
+#include "c_api.h"
+
 namespace ov_executorch {
 namespace {
 

@@ -1,6 +1,6 @@
 // Errors of the backend: logged through ExecuTorch's log and kept, so that a
 // caller that only sees an ExecuTorch error code can ask for the reason
-// (ov_executorch_take_last_error, which the Python facade reads).
+// (ov_executorch_take_last_error in c_api.h, which the Python facade reads).
 #pragma once
 
 #include <cstddef>
@@ -12,8 +12,3 @@ namespace ov_executorch {
 void log_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace ov_executorch
-
-// Copies the last backend error into buffer (NUL-terminated, truncated to
-// size), clears it when it fits, and returns its full length; 0 when there is none.
-extern "C" __attribute__((visibility("default"))) long ov_executorch_take_last_error(
-    char* buffer, size_t size);

@@ -22,13 +22,17 @@ std::vector<std::string> candidate_libraries() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&candidate_libraries), &info) && info.dli_fname) {
     namespace fs = std::filesystem;
-    // <site-packages>/ov_runtime/lib*.so -> <site-packages>/openvino/libs/
-    fs::path libs = fs::path(info.dli_fname).parent_path().parent_path() / "openvino" / "libs";
+    // The openvino wheel beside this library's package: the nearest folder
+    // above <site-packages>/ov_runtime/native/ that holds openvino/libs/.
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(libs, ec)) {
-      if (entry.path().filename().string().rfind("libopenvino_c.so", 0) == 0) {
-        found.push_back(entry.path().string());
+    for (fs::path folder = fs::path(info.dli_fname).parent_path(); found.empty();
+         folder = folder.parent_path()) {
+      for (const auto& entry : fs::directory_iterator(folder / "openvino" / "libs", ec)) {
+        if (entry.path().filename().string().rfind("libopenvino_c.so", 0) == 0) {
+          found.push_back(entry.path().string());
+        }
       }
+      if (folder == folder.root_path() || folder.empty()) break;
     }
     std::sort(found.rbegin(), found.rend());  // the newest version first
   }

@@ -1,22 +1,34 @@
-// The delegate payload written by ov_convert.payload: a 48-byte header, the
-// model XML and the weights. See payload.py for the layout.
+// The delegate payload written by ov_convert.payload: a versioned header, the
+// compile options (device and OpenVINO properties), the kind of each delegate
+// argument, the model XML and the weights. See payload.py for the layout.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ov_executorch {
 
 struct PayloadView {
+  std::string device;
+  // OpenVINO properties, applied as they are when the model compiles.
+  std::vector<std::pair<std::string, std::string>> properties;
+  std::string inputs;   // one letter per delegate input: 'T' tensor, 'S' scalar
+  std::string outputs;  // one letter per delegate output
   const char* xml = nullptr;
   size_t xml_size = 0;
   const uint8_t* weights = nullptr;
   size_t weights_size = 0;
 };
 
+constexpr char kTensorArgument = 'T';
+constexpr char kScalarArgument = 'S';
+
 // Parses `size` bytes at `data`. Returns false and sets *error on a short
-// buffer, a wrong magic or version, or sections outside the buffer.
+// buffer, a wrong magic or version, sections outside the buffer, or options
+// and a signature that do not parse.
 bool parse_payload(const void* data, size_t size, PayloadView* view, std::string* error);
 
 }  // namespace ov_executorch

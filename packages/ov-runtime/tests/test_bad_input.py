@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from ov_convert import MAGIC
-from ov_runtime import lower
+from ov_runtime import ExecutionError, lower, run
 
 RUN_SCRIPT = """
 import sys, torch
@@ -52,6 +52,13 @@ def patched(pte: bytes, offset: int, value: bytes) -> bytes:
     return bytes(data)
 
 
+def run_refused(data: bytes, capfd) -> tuple[str, str]:
+    """Run a program whose delegate must refuse to load; return the error and the log."""
+    with pytest.raises(ExecutionError) as refused:
+        run(data, [torch.ones(2, 3)])
+    return str(refused.value), capfd.readouterr().err
+
+
 def test_the_untouched_program_runs(pte, tmp_path):
     path = tmp_path / "good.pte"
     path.write_bytes(pte)
@@ -64,22 +71,54 @@ def test_the_untouched_program_runs(pte, tmp_path):
     ("offset", "value", "reason"),
     [
         (0, b"NOTOURS\0", "does not start with this backend's magic"),
-        (8, struct.pack("<I", 99), "payload version is 99; this runtime reads version 1"),
-        (24, struct.pack("<Q", 1 << 40), "model XML"),
-        (40, struct.pack("<Q", 1 << 40), "payload weights"),
-        (16, struct.pack("<Q", (1 << 64) - 8), "model XML"),
+        (8, struct.pack("<I", 99), "payload version is 99; this runtime reads version 2"),
+        (8, struct.pack("<I", 1), "version is 1; this runtime reads version 2; lower the program again"),
+        (12, struct.pack("<I", 40), "header_size is 40"),
+        (24, struct.pack("<Q", 1 << 40), "payload options"),
+        (40, struct.pack("<Q", 1 << 40), "payload signature"),
+        (56, struct.pack("<Q", 1 << 40), "model XML"),
+        (72, struct.pack("<Q", 1 << 40), "payload weights"),
+        (48, struct.pack("<Q", (1 << 64) - 8), "model XML"),
+        (24, struct.pack("<Q", 2), "NUL-terminated strings"),
     ],
-    ids=["magic", "version", "xml_past_end", "weights_past_end", "offset_overflow"],
+    ids=[
+        "magic",
+        "version",
+        "version_1",
+        "header_size",
+        "options_past_end",
+        "signature_past_end",
+        "xml_past_end",
+        "weights_past_end",
+        "offset_overflow",
+        "options_cut",
+    ],
 )
 def test_payload_that_is_not_ours_fails_init_with_a_logged_reason(
-    pte, tmp_path, offset, value, reason
+    pte, capfd, offset, value, reason
 ):
-    path = tmp_path / "bad.pte"
-    path.write_bytes(patched(pte, offset, value))
-    result = run_in_subprocess(path)
-    assert result.returncode == 3, result.stdout + result.stderr
-    assert "cannot read the delegate payload" in result.stderr
-    assert reason in result.stderr
+    error, log = run_refused(patched(pte, offset, value), capfd)
+    assert "OpenVINO delegate: cannot read the delegate payload" in error
+    assert reason in error and reason in log
+
+
+def signature_offset(pte: bytes) -> int:
+    start = pte.index(MAGIC)
+    return struct.unpack_from("<Q", pte, start + 32)[0]
+
+
+@pytest.mark.parametrize(
+    ("letters", "reason"),
+    [
+        (b"X/T", "payload signature is not letters T and S"),
+        (b"S/T", "delegate input 0 is an EValue with tag"),
+        (b"T/S", "delegate output 0 is an EValue with tag"),
+    ],
+    ids=["unknown_letter", "scalar_input", "scalar_output"],
+)
+def test_signature_that_disagrees_with_the_program_is_refused(pte, capfd, letters, reason):
+    error, log = run_refused(patched(pte, signature_offset(pte), letters), capfd)
+    assert reason in error and reason in log
 
 
 def test_missing_openvino_makes_the_backend_unavailable_with_a_reason(pte, tmp_path):

@@ -5,6 +5,8 @@ swapped for one whose model expects something else, the way a stale or
 foreign payload would.
 """
 
+import dataclasses
+
 import numpy as np
 import openvino as ov
 import pytest
@@ -24,17 +26,23 @@ class Affine(torch.nn.Module):
         return self.linear(x)
 
 
-def with_payload_of(pte: bytes, model: ov.Model) -> bytes:
-    """Put ``model``'s IR in place of the program's payload, padded to the same layout."""
+def with_payload_of(pte: bytes, model: ov.Model, inputs: str = "T", outputs: str = "T") -> bytes:
+    """Put ``model``'s IR, with the signature ``inputs/outputs``, in place of the program's payload.
+
+    The XML and weights are padded so that the payload keeps its size.
+    """
     start = pte.index(MAGIC)
     original = Payload.from_bytes(pte[start:])
     size = len(original.to_bytes())
-    replacement = serialize(model)
-    assert len(replacement.xml) <= len(original.xml)
-    assert len(replacement.weights) <= len(original.weights)
-    padded = Payload(
-        xml=replacement.xml + b" " * (len(original.xml) - len(replacement.xml)),
-        weights=replacement.weights + b"\0" * (len(original.weights) - len(replacement.weights)),
+    xml, weights = serialize(model)
+    xml_size = len(original.xml) - len(inputs + outputs) + len(original.inputs + original.outputs)
+    assert len(xml) <= xml_size and len(weights) <= len(original.weights)
+    padded = dataclasses.replace(
+        original,
+        xml=xml + b" " * (xml_size - len(xml)),
+        weights=weights + b"\0" * (len(original.weights) - len(weights)),
+        inputs=inputs,
+        outputs=outputs,
     ).to_bytes()
     assert len(padded) == size
     return pte[:start] + padded + pte[start + size :]
@@ -49,8 +57,8 @@ def pte():
     return lower(Affine(), (torch.randn(2, 3),)).buffer
 
 
-def run_swapped(pte, model, capfd):
-    program = load_program(with_payload_of(pte, model))
+def run_swapped(pte, model, capfd, inputs="T"):
+    program = load_program(with_payload_of(pte, model, inputs))
     with pytest.raises(ExecutionError):
         run(program, [torch.randn(2, 3)])
     return capfd.readouterr().err
@@ -65,8 +73,14 @@ def test_the_swap_itself_keeps_a_working_program(pte, capfd):
 
 def test_wrong_number_of_arguments(pte, capfd):
     x, y = ops.parameter([2, 3], ov.Type.f32), ops.parameter([2, 3], ov.Type.f32)
-    err = run_swapped(pte, model_of([x, y], ops.add(x, y)), capfd)
+    err = run_swapped(pte, model_of([x, y], ops.add(x, y)), capfd, inputs="TT")
     assert "the delegate takes 2 inputs and 1 outputs but was called with 2 arguments" in err
+
+
+def test_model_and_signature_that_disagree(pte, capfd):
+    x, y = ops.parameter([2, 3], ov.Type.f32), ops.parameter([2, 3], ov.Type.f32)
+    err = run_swapped(pte, model_of([x, y], ops.add(x, y)), capfd)
+    assert "the compiled model has 2 inputs but the payload's signature lists 1" in err
 
 
 def test_wrong_input_dtype(pte, capfd):

@@ -5,14 +5,17 @@ from ov_convert.convert import (
     element_type,
     output_values,
     serialize,
+    signature,
     user_input_values,
 )
 from ov_convert.exceptions import ConversionError, PayloadError
-from ov_convert.payload import MAGIC, VERSION, Payload
+from ov_convert.payload import MAGIC, SCALAR, TENSOR, VERSION, Payload
 from ov_convert.preprocess import OvExecutorchBackend
 
 __all__ = [
     "MAGIC",
+    "SCALAR",
+    "TENSOR",
     "VERSION",
     "ConversionError",
     "OvExecutorchBackend",
@@ -22,5 +25,6 @@ __all__ = [
     "element_type",
     "output_values",
     "serialize",
+    "signature",
     "user_input_values",
 ]

@@ -14,24 +14,17 @@ from openvino.preprocess import PrePostProcessor
 from torch.export import ExportedProgram
 
 from ov_convert.exceptions import ConversionError
-from ov_convert.payload import Payload
+from ov_convert.payload import SCALAR, TENSOR
+from ov_spec import DELEGATE_DTYPES
 
 _ELEMENT_TYPES: dict[torch.dtype, ov.Type] = {
-    torch.float32: ov.Type.f32,
-    torch.float16: ov.Type.f16,
-    torch.bfloat16: ov.Type.bf16,
-    torch.float64: ov.Type.f64,
-    torch.int8: ov.Type.i8,
-    torch.int16: ov.Type.i16,
-    torch.int32: ov.Type.i32,
-    torch.int64: ov.Type.i64,
-    torch.uint8: ov.Type.u8,
-    torch.bool: ov.Type.boolean,
+    getattr(torch, dtype.torch_name): getattr(ov.Type, dtype.element_type)
+    for dtype in DELEGATE_DTYPES
 }
 
 
 def element_type(dtype: torch.dtype, where: str) -> ov.Type:
-    """Return OpenVINO's element type for a torch dtype.
+    """Return OpenVINO's element type for a torch dtype (``ov_spec.DELEGATE_DTYPES``).
 
     Raises:
         ConversionError: The dtype has no OpenVINO element type; ``where`` names the value.
@@ -180,12 +173,17 @@ def convert_module(
     return processor.build()
 
 
-def serialize(model: ov.Model) -> Payload:
-    """Serialize ``model`` to IR bytes, keeping float32 weights uncompressed.
+def signature(values: Sequence[object]) -> str:
+    """One letter per value: ``T`` for a tensor, ``S`` for a scalar (int, float, bool)."""
+    return "".join(TENSOR if isinstance(value, torch.Tensor) else SCALAR for value in values)
+
+
+def serialize(model: ov.Model) -> tuple[bytes, bytes]:
+    """Serialize ``model`` to IR bytes, the XML and the weights, keeping float32 weights uncompressed.
 
     ``openvino.save_model`` compresses weights to f16 unless told not to.
     """
     with tempfile.TemporaryDirectory(prefix="ov_executorch_") as folder:
         xml_path = Path(folder) / "model.xml"
         ov.save_model(model, xml_path, compress_to_fp16=False)
-        return Payload(xml=xml_path.read_bytes(), weights=xml_path.with_suffix(".bin").read_bytes())
+        return xml_path.read_bytes(), xml_path.with_suffix(".bin").read_bytes()

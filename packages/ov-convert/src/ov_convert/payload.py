@@ -1,16 +1,36 @@
-r"""The delegate payload: a small versioned header followed by an OpenVINO IR.
+r"""The delegate payload: a versioned header, the compile options, and an OpenVINO IR.
 
-Layout (all integers little-endian; the native runtime reads the same layout
-in ``native/payload.cpp``)::
+Layout of version 2 (all integers little-endian; the native runtime reads the
+same layout in ``native/payload.cpp``)::
 
     offset  size  field
     0       8     magic  b"OVEXIR\0\0"
-    8       4     version (uint32), currently 1
-    12      4     reserved, 0
-    16      8     xml_offset (uint64)   model XML, UTF-8
-    24      8     xml_size (uint64)
-    32      8     weights_offset (uint64)   OpenVINO .bin weights, 64-byte aligned
-    40      8     weights_size (uint64)
+    8       4     version (uint32), 2
+    12      4     header_size (uint32): bytes of this header, 80; a later
+                  release may append fields and make it larger
+    16      8     options_offset (uint64)    the device and OpenVINO properties
+    24      8     options_size (uint64)
+    32      8     signature_offset (uint64)  the kind of each delegate argument
+    40      8     signature_size (uint64)
+    48      8     xml_offset (uint64)        model XML, UTF-8
+    56      8     xml_size (uint64)
+    64      8     weights_offset (uint64)    OpenVINO .bin weights, 64-byte aligned
+    72      8     weights_size (uint64)
+
+Sections, in this order after the header:
+
+* options: NUL-terminated UTF-8 strings, the device first, then a key and a
+  value for each OpenVINO property (``CPU\0INFERENCE_PRECISION_HINT\0f32\0``).
+  Resolved from the compile specs at lowering (``ov_spec``); the runtime
+  applies them as they are.
+* signature: one ASCII letter per delegate input, ``/``, one per output:
+  ``T`` for a tensor, ``S`` for a scalar (an int, float or bool ``EValue``).
+  The runtime picks each argument's binding from it when the delegate loads.
+* xml, then zero padding to the next 64-byte boundary, then the weights.
+
+Version 1 payloads (no options or signature) are refused: their compile specs
+were read by the runtime with rules of its own, and a program lowered again
+carries them resolved.
 
 The IR, not a compiled blob, is carried so that lowering needs no target
 device and one program loads on any OpenVINO device and on newer releases.
@@ -19,37 +39,71 @@ device and one program loads on any OpenVINO device and on newer releases.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from ov_convert.exceptions import PayloadError
 
 MAGIC = b"OVEXIR\0\0"
-VERSION = 1
-HEADER = struct.Struct("<8sII4Q")
+VERSION = 2
+HEADER = struct.Struct("<8sII8Q")
 WEIGHTS_ALIGNMENT = 64
+TENSOR = "T"
+SCALAR = "S"
 
 
 @dataclass(frozen=True)
 class Payload:
-    """An OpenVINO IR as carried in a delegate.
+    """An OpenVINO IR and what the runtime needs to compile and bind it.
 
     Attributes:
         xml: The model XML (UTF-8 bytes).
         weights: The model's ``.bin`` weights (bytes; may be empty).
+        device: The OpenVINO device string to compile for (``CPU``).
+        properties: OpenVINO properties to compile with
+            (``{"INFERENCE_PRECISION_HINT": "f32"}``).
+        inputs: One letter per delegate input, ``T`` (tensor) or ``S`` (scalar).
+        outputs: One letter per delegate output, ``T`` or ``S``.
     """
 
     xml: bytes
     weights: bytes
+    device: str
+    properties: Mapping[str, str] = field(default_factory=dict)
+    inputs: str = ""
+    outputs: str = ""
+
+    def __post_init__(self) -> None:
+        for text in (self.device, *self.properties, *self.properties.values()):
+            if "\0" in text:
+                raise PayloadError(f"payload option {text!r} holds a NUL character")
+        if set(self.inputs + self.outputs) - {TENSOR, SCALAR}:
+            raise PayloadError(
+                f"payload signature {self.inputs}/{self.outputs} has letters other than "
+                f"{TENSOR} and {SCALAR}"
+            )
 
     def to_bytes(self) -> bytes:
         """Serialize to the processed bytes of a delegate."""
-        xml_offset = HEADER.size
-        weights_offset = -(-(xml_offset + len(self.xml)) // WEIGHTS_ALIGNMENT) * WEIGHTS_ALIGNMENT
+        strings = [self.device, *(s for pair in self.properties.items() for s in pair)]
+        options = b"".join(s.encode("utf-8") + b"\0" for s in strings)
+        signature = f"{self.inputs}/{self.outputs}".encode("ascii")
+        options_offset = HEADER.size
+        signature_offset = options_offset + len(options)
+        xml_offset = signature_offset + len(signature)
+        end_of_xml = xml_offset + len(self.xml)
+        weights_offset = -(-end_of_xml // WEIGHTS_ALIGNMENT) * WEIGHTS_ALIGNMENT
         header = HEADER.pack(
-            MAGIC, VERSION, 0, xml_offset, len(self.xml), weights_offset, len(self.weights)
+            MAGIC,
+            VERSION,
+            HEADER.size,
+            *(options_offset, len(options)),
+            *(signature_offset, len(signature)),
+            *(xml_offset, len(self.xml)),
+            *(weights_offset, len(self.weights)),
         )
-        padding = b"\0" * (weights_offset - xml_offset - len(self.xml))
-        return header + self.xml + padding + self.weights
+        padding = b"\0" * (weights_offset - end_of_xml)
+        return header + options + signature + self.xml + padding + self.weights
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Payload:
@@ -57,31 +111,50 @@ class Payload:
 
         Raises:
             PayloadError: The bytes are shorter than the header, carry another
-                magic or version, or name sections outside the buffer.
+                magic or version, name sections outside the buffer, or hold
+                options or a signature that do not parse.
         """
         if len(data) < HEADER.size:
             raise PayloadError(
                 f"payload has {len(data)} bytes; the header alone needs {HEADER.size}"
             )
-        magic, version, _, xml_offset, xml_size, weights_offset, weights_size = HEADER.unpack_from(
-            data
-        )
+        magic, version, header_size, *sections = HEADER.unpack_from(data)
         if magic != MAGIC:
             raise PayloadError(f"payload magic is {magic!r}; expected {MAGIC!r}")
         if version != VERSION:
             raise PayloadError(
                 f"payload version is {version}; this release reads version {VERSION}"
+                + ("; lower the program again with this release" if version < VERSION else "")
             )
-        for name, offset, size in (
-            ("xml", xml_offset, xml_size),
-            ("weights", weights_offset, weights_size),
-        ):
-            if offset + size > len(data):
-                raise PayloadError(
-                    f"payload {name} section [{offset}, {offset + size}) ends past the "
-                    f"{len(data)} bytes given"
-                )
-        return cls(
-            xml=data[xml_offset : xml_offset + xml_size],
-            weights=data[weights_offset : weights_offset + weights_size],
+        if header_size < HEADER.size:
+            raise PayloadError(f"payload header_size is {header_size}; expected {HEADER.size}")
+        options, signature, xml, weights = (
+            _section(data, name, sections[2 * i], sections[2 * i + 1])
+            for i, name in enumerate(("options", "signature", "xml", "weights"))
         )
+        strings = options.split(b"\0")
+        if not options.endswith(b"\0") or len(strings) % 2:
+            raise PayloadError(
+                "payload options are not a device and key/value pairs of NUL-terminated strings"
+            )
+        text = [s.decode("utf-8", errors="replace") for s in strings[:-1]]
+        inputs, slash, outputs = signature.decode("ascii", errors="replace").partition("/")
+        if not slash:
+            raise PayloadError(f"payload signature {signature!r} has no '/'")
+        return cls(
+            xml=xml,
+            weights=weights,
+            device=text[0],
+            properties=dict(zip(text[1::2], text[2::2], strict=True)),
+            inputs=inputs,
+            outputs=outputs,
+        )
+
+
+def _section(data: bytes, name: str, offset: int, size: int) -> bytes:
+    if offset + size > len(data):
+        raise PayloadError(
+            f"payload {name} section [{offset}, {offset + size}) ends past the "
+            f"{len(data)} bytes given"
+        )
+    return data[offset : offset + size]

@@ -11,7 +11,14 @@ from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.passes.memory_format_ops_pass import DimOrderOpsRevertPass
 from torch.export import ExportedProgram
 
-from ov_convert.convert import convert_module, output_values, serialize, user_input_values
+from ov_convert.convert import (
+    convert_module,
+    output_values,
+    serialize,
+    signature,
+    user_input_values,
+)
+from ov_convert.payload import Payload
 from ov_passes import DEFAULT_PASSES, run_passes
 from ov_spec import BACKEND_ID, OpenvinoOptions
 
@@ -42,24 +49,35 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
     ) -> PreprocessResult:
         """Run the graph passes, convert the partition and return the payload.
 
+        The compile specs are resolved here, once, into the device and the
+        OpenVINO properties the payload carries (``ov_spec.OpenvinoOptions``);
+        the runtime applies them as they are.
+
         Args:
             edge_program: The partition, in edge dialect.
-            compile_specs: The delegate's compile specs; validated again here.
+            compile_specs: The delegate's compile specs.
 
         Raises:
-            CompileSpecError: A compile spec is not valid.
+            CompileSpecError: A compile spec is not valid (checked before conversion).
             ConversionError: OpenVINO could not convert the partition.
         """
         options = OpenvinoOptions.from_compile_specs(compile_specs)
-        model = convert_module(
-            _prepare(edge_program), user_input_values(edge_program), output_values(edge_program)
-        )
-        payload = serialize(model).to_bytes()
+        inputs, outputs = user_input_values(edge_program), output_values(edge_program)
+        model = convert_module(_prepare(edge_program), inputs, outputs)
+        xml, weights = serialize(model)
+        payload = Payload(
+            xml=xml,
+            weights=weights,
+            device=options.device,
+            properties=options.properties(),
+            inputs=signature(inputs),
+            outputs=signature(outputs),
+        ).to_bytes()
         logger.debug(
             "converted a partition for %s: %d inputs, %d outputs, %d payload bytes",
             options.device,
-            len(model.inputs),
-            len(model.outputs),
+            len(inputs),
+            len(outputs),
             len(payload),
         )
         return PreprocessResult(processed_bytes=payload)

@@ -16,26 +16,12 @@ import torch
 from openvino.frontend.pytorch.torchdynamo.op_support import OperatorSupport
 from torch.fx.passes.operator_support import OperatorSupportBase
 
-from ov_spec import target_name
+from ov_spec import DELEGATE_DTYPES, target_name
 
 logger = logging.getLogger(__name__)
 
-SUPPORTED_DTYPES = frozenset(
-    {
-        torch.float32,
-        torch.float16,
-        torch.bfloat16,
-        torch.int8,
-        torch.int16,
-        torch.int32,
-        torch.int64,
-        torch.uint8,
-        torch.bool,
-    }
-)
-"""Tensor dtypes a delegate reads and writes. float64 is left out because
-OpenVINO's CPU plugin computes it in float32; complex types have no OpenVINO
-element type."""
+SUPPORTED_DTYPES = frozenset(getattr(torch, dtype.torch_name) for dtype in DELEGATE_DTYPES)
+"""Tensor dtypes a delegate reads and writes (``ov_spec.DELEGATE_DTYPES``)."""
 
 # Edge-dialect ops that preprocess rewrites into ops the frontend converts
 # (ExecuTorch's DimOrderOpsRevertPass turns them back into aten ops).

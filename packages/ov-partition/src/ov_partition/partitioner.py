@@ -20,30 +20,21 @@ from ov_spec import BACKEND_ID, OpenvinoOptions
 logger = logging.getLogger(__name__)
 
 
-def compile_specs(
-    *,
-    device: str = "CPU",
-    inference_precision: str | None = None,
-    cache_dir: str | os.PathLike[str] | None = None,
-) -> list[CompileSpec]:
+def compile_specs(**options: str | os.PathLike[str] | None) -> list[CompileSpec]:
     """Build the compile spec list for :class:`OpenvinoPartitioner` from keyword arguments.
 
-    Args:
-        device: OpenVINO device string, e.g. ``CPU`` (default), ``GPU``, ``AUTO:GPU,CPU``.
-        inference_precision: ``f32``, ``f16`` or ``bf16``; ``None`` or ``""`` for the
-            default: ``f32`` when the device string names only the CPU,
-            OpenVINO's own choice elsewhere.
-        cache_dir: Folder for OpenVINO's model cache, used when the program loads.
+    Each keyword is a compile spec key of ``ov_spec.OpenvinoOptions`` (``device``,
+    ``inference_precision``, ``cache_dir``); ``None`` or ``""`` means the
+    key's default, and a path is taken as its string. For example
+    ``compile_specs(device="GPU", inference_precision="f16")``.
 
     Raises:
-        CompileSpecError: A value is not valid; the message names the key and what is allowed.
+        CompileSpecError: An unknown key or a value that is not valid; the
+            message names the key and what is allowed.
     """
-    options = OpenvinoOptions(
-        device=device,
-        inference_precision=inference_precision or None,
-        cache_dir=os.fspath(cache_dir) if cache_dir else None,
-    )
-    return [CompileSpec(key, value) for key, value in options.to_entries()]
+    values = {key: os.fspath(value) if value is not None else "" for key, value in options.items()}
+    entries = OpenvinoOptions.from_mapping(values).to_entries()
+    return [CompileSpec(key, value) for key, value in entries]
 
 
 @final

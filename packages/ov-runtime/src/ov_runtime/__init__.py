@@ -1,5 +1,12 @@
 """OpenVINO backend for ExecuTorch: lower a PyTorch model, run the ``.pte`` on OpenVINO.
 
+Two parts: :mod:`ov_runtime.native`, the native backend and its thin loader,
+and :mod:`ov_runtime.facade` (with the ``ov-executorch`` command in
+:mod:`ov_runtime.cli`), what users call. Importing this package registers the
+native backend with ExecuTorch's runtime, so a ``.pte`` loaded with
+``executorch.runtime`` finds it; the facade's names load on first use, so the
+import itself does not pull in PyTorch.
+
 Example::
 
     from ov_runtime import lower, run
@@ -9,13 +16,54 @@ Example::
     outputs = run("model.pte", (x,))      # ExecuTorch runtime, OpenVINO CPU
 """
 
-from ov_convert import ConversionError, OvExecutorchBackend
-from ov_partition import OpenvinoPartitioner, compile_specs
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
-from ov_runtime.lowering import LoweredProgram, lower
-from ov_runtime.native import compiled_delegates, is_available, load_backend
-from ov_runtime.running import load_program, run
+from ov_runtime.native import compiled_delegates, is_available, load_backend, register_at_import
 from ov_spec import BACKEND_ID, CompileSpecError, OpenvinoOptions
+
+if TYPE_CHECKING:
+    from ov_convert import ConversionError, OvExecutorchBackend
+    from ov_partition import OpenvinoPartitioner, compile_specs
+    from ov_runtime.facade import (
+        DelegateReport,
+        LoweredProgram,
+        ProgramReport,
+        inspect_program,
+        load_program,
+        lower,
+        run,
+    )
+
+register_at_import()
+
+# Names that need PyTorch, ExecuTorch or OpenVINO's Python package, by module.
+_LAZY = {
+    "ConversionError": "ov_convert",
+    "OvExecutorchBackend": "ov_convert",
+    "OpenvinoPartitioner": "ov_partition",
+    "compile_specs": "ov_partition",
+    "DelegateReport": "ov_runtime.facade",
+    "LoweredProgram": "ov_runtime.facade",
+    "ProgramReport": "ov_runtime.facade",
+    "inspect_program": "ov_runtime.facade",
+    "load_program": "ov_runtime.facade",
+    "lower": "ov_runtime.facade",
+    "run": "ov_runtime.facade",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ov_runtime' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [  # noqa: RUF022 - grouped by task
     "BACKEND_ID",
@@ -32,6 +80,10 @@ __all__ = [  # noqa: RUF022 - grouped by task
     "load_backend",
     "load_program",
     "run",
+    # inspecting
+    "DelegateReport",
+    "ProgramReport",
+    "inspect_program",
     # errors
     "BackendUnavailableError",
     "CompileSpecError",

@@ -1,4 +1,4 @@
-"""Compile specs and the backend id of the OpenVINO backend for ExecuTorch.
+"""Compile specs, the dtype table and the backend id of the OpenVINO backend for ExecuTorch.
 
 Uses the standard library only, so other projects can import it without
 OpenVINO or PyTorch.
@@ -11,16 +11,18 @@ from ov_spec.compile_spec import (
     DEFAULT_DEVICE,
     DEVICE,
     INFERENCE_PRECISION,
+    KEY_HELP,
     KNOWN_KEYS,
     PRECISIONS,
     CompileSpecLike,
     OpenvinoOptions,
     runs_on_cpu_only,
 )
+from ov_spec.dtypes import DELEGATE_DTYPES, DTYPES, Dtype
 from ov_spec.exceptions import CompileSpecError
 from ov_spec.op_names import target_name
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - grouped by topic
     "BACKEND_ID",
     # compile spec keys and values
     "CACHE_DIR",
@@ -28,13 +30,18 @@ __all__ = [
     "DEFAULT_DEVICE",
     "DEVICE",
     "INFERENCE_PRECISION",
+    "KEY_HELP",
     "KNOWN_KEYS",
     "PRECISIONS",
-    # parsing
+    # parsing and resolving
     "CompileSpecError",
     "CompileSpecLike",
     "OpenvinoOptions",
     "runs_on_cpu_only",
+    # dtypes
+    "DELEGATE_DTYPES",
+    "DTYPES",
+    "Dtype",
     # op names
     "target_name",
 ]

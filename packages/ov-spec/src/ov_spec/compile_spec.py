@@ -1,12 +1,17 @@
-"""Parse, validate and build the compile specs of the OpenVINO backend.
+"""Parse, validate and resolve the compile specs of the OpenVINO backend.
 
 ExecuTorch passes compile specs as a list of entries with a ``str`` key and a
-``bytes`` value, the same list at lowering (``BackendDetails.preprocess``) and
-at loading (the native ``init``). Both sides read it with the same rules:
+``bytes`` value. They are read here and only here, with these rules:
 
 * when a key is given more than once, the last entry wins;
 * an empty value means the key's default;
-* values are UTF-8.
+* values are UTF-8 text without control characters.
+
+:meth:`OpenvinoOptions.properties` resolves them into the final OpenVINO
+properties for the device, which preprocess writes into the delegate payload;
+the native runtime applies those properties as they are and has no rules of
+its own. A new key is a new field of :class:`OpenvinoOptions` (with its
+``help``), its check in ``__post_init__`` and its property in ``properties``.
 
 Keys:
 
@@ -28,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Protocol
 
 from ov_spec.exceptions import CompileSpecError
@@ -36,7 +41,6 @@ from ov_spec.exceptions import CompileSpecError
 DEVICE = "device"
 INFERENCE_PRECISION = "inference_precision"
 CACHE_DIR = "cache_dir"
-KNOWN_KEYS = (DEVICE, INFERENCE_PRECISION, CACHE_DIR)
 
 DEFAULT_DEVICE = "CPU"
 PRECISIONS = ("f32", "f16", "bf16")
@@ -48,13 +52,14 @@ unless told otherwise, so a float32 program asks for f32 on ``CPU``."""
 # colon and a comma-separated priority list (AUTO:GPU,CPU; HETERO:GPU.0,CPU).
 _DEVICE_NAME = r"[A-Z][A-Z0-9_]*(?:\.[0-9]+)?"
 _DEVICE_PATTERN = re.compile(rf"{_DEVICE_NAME}(?::{_DEVICE_NAME}(?:,{_DEVICE_NAME})*)?")
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def runs_on_cpu_only(device: str) -> bool:
     """Whether every device an OpenVINO device string names is the CPU.
 
     ``CPU`` and ``AUTO:CPU`` do; ``AUTO`` (any device), ``GPU`` and
-    ``HETERO:GPU,CPU`` do not. The native runtime applies the same rule.
+    ``HETERO:GPU,CPU`` do not.
     """
     names = device.split(":", 1)[1].split(",") if ":" in device else [device]
     return all(name.split(".", 1)[0] == "CPU" for name in names)
@@ -74,34 +79,43 @@ class CompileSpecLike(Protocol):
         ...
 
 
-def _unknown_key(key: str) -> CompileSpecError:
-    return CompileSpecError(
-        f"unknown compile spec key {key!r}; known keys: {', '.join(KNOWN_KEYS)}"
-    )
-
-
 @dataclass(frozen=True)
 class OpenvinoOptions:
-    """The validated compile specs of one delegate.
+    """The validated compile specs of one delegate; each field is one compile spec key.
 
     Attributes:
         device: OpenVINO device the delegate is compiled for when it loads.
         inference_precision: ``f32``, ``f16`` or ``bf16``; ``None`` keeps the
-            default (``f32`` on ``CPU``, OpenVINO's own on other devices).
+            default (``f32`` when the device string names only the CPU,
+            OpenVINO's own elsewhere).
         cache_dir: Folder for OpenVINO's model cache; ``None`` for no cache.
             A second load of the same program with a cache is faster.
+
+    Raises:
+        CompileSpecError: A field holds a value OpenVINO would not accept; the
+            message names the key, the value and what is allowed.
     """
 
-    device: str = DEFAULT_DEVICE
-    inference_precision: str | None = None
-    cache_dir: str | None = None
+    device: str = field(
+        default=DEFAULT_DEVICE,
+        metadata={"help": "OpenVINO device string: CPU (default), GPU, GPU.1, NPU, AUTO:GPU,CPU"},
+    )
+    inference_precision: str | None = field(
+        default=None,
+        metadata={"help": "f32, f16 or bf16 (default: f32 on CPU, OpenVINO's own elsewhere)"},
+    )
+    cache_dir: str | None = field(
+        default=None, metadata={"help": "folder for OpenVINO's model cache (default: none)"}
+    )
 
     def __post_init__(self) -> None:
-        """Validate every field.
-
-        Raises:
-            CompileSpecError: A field holds a value OpenVINO would not accept.
-        """
+        for option in fields(self):
+            value = getattr(self, option.name)
+            if value is not None and _CONTROL_CHARACTER.search(value):
+                raise CompileSpecError(
+                    f"compile spec {option.name!r} has the value {value!r}, which holds a "
+                    "control character; values are printable text"
+                )
         if not _DEVICE_PATTERN.fullmatch(self.device):
             raise CompileSpecError(
                 f"compile spec {DEVICE!r} has the value {self.device!r}; expected an OpenVINO "
@@ -113,8 +127,6 @@ class OpenvinoOptions:
                 f"compile spec {INFERENCE_PRECISION!r} has the value "
                 f"{self.inference_precision!r}; expected one of {', '.join(PRECISIONS)}"
             )
-        if self.cache_dir is not None and "\0" in self.cache_dir:
-            raise CompileSpecError(f"compile spec {CACHE_DIR!r} holds a NUL character")
 
     @property
     def effective_precision(self) -> str | None:
@@ -128,31 +140,39 @@ class OpenvinoOptions:
             return self.inference_precision
         return CPU_DEFAULT_PRECISION if runs_on_cpu_only(self.device) else None
 
+    def properties(self) -> dict[str, str]:
+        """The OpenVINO properties the delegate is compiled with on :attr:`device`.
+
+        Keys and values are those of OpenVINO's ``compile_model``
+        (``INFERENCE_PRECISION_HINT``, ``CACHE_DIR``); the native runtime
+        passes every one of them to ``ov_core_compile_model``.
+        """
+        properties: dict[str, str] = {}
+        if (precision := self.effective_precision) is not None:
+            properties["INFERENCE_PRECISION_HINT"] = precision
+        if self.cache_dir is not None:
+            properties["CACHE_DIR"] = self.cache_dir
+        return properties
+
     @classmethod
     def from_compile_specs(cls, specs: Iterable[CompileSpecLike]) -> OpenvinoOptions:
         """Parse a list of ExecuTorch compile specs.
 
         Args:
-            specs: Entries with a ``key`` (``str``) and a ``value`` (``bytes``).
-                The last entry of a key wins; an empty value means the default.
+            specs: Entries with a ``key`` (``str``) and a ``value`` (UTF-8
+                ``bytes``, or ``str``). The last entry of a key wins; an empty
+                value means the default.
 
         Returns:
             The validated options.
 
         Raises:
-            CompileSpecError: An unknown key, a value that is not UTF-8, or a
-                value outside what the key allows.
+            CompileSpecError: An unknown key, a value that is not UTF-8 text,
+                or a value outside what the key allows.
         """
         values: dict[str, str] = {}
         for spec in specs:
-            if spec.key not in KNOWN_KEYS:
-                raise _unknown_key(spec.key)
-            try:
-                values[spec.key] = bytes(spec.value).decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise CompileSpecError(
-                    f"compile spec {spec.key!r} has a value that is not UTF-8: {bytes(spec.value)!r}"
-                ) from error
+            values[spec.key] = _text(spec.key, spec.value)
         return cls.from_mapping(values)
 
     @classmethod
@@ -164,18 +184,35 @@ class OpenvinoOptions:
         """
         for key in values:
             if key not in KNOWN_KEYS:
-                raise _unknown_key(key)
-        return cls(
-            device=values.get(DEVICE) or DEFAULT_DEVICE,
-            inference_precision=values.get(INFERENCE_PRECISION) or None,
-            cache_dir=values.get(CACHE_DIR) or None,
-        )
+                raise CompileSpecError(
+                    f"unknown compile spec key {key!r}; known keys: {', '.join(KNOWN_KEYS)}"
+                )
+        return cls(**{key: value for key, value in values.items() if value})
 
     def to_entries(self) -> list[tuple[str, bytes]]:
         """Return ``(key, UTF-8 value)`` pairs for ExecuTorch's ``CompileSpec``; unset keys are left out."""
-        entries = [(DEVICE, self.device)]
-        if self.inference_precision is not None:
-            entries.append((INFERENCE_PRECISION, self.inference_precision))
-        if self.cache_dir is not None:
-            entries.append((CACHE_DIR, self.cache_dir))
-        return [(key, value.encode("utf-8")) for key, value in entries]
+        return [
+            (option.name, value.encode("utf-8"))
+            for option in fields(self)
+            if (value := getattr(self, option.name)) is not None
+        ]
+
+
+KNOWN_KEYS: tuple[str, ...] = tuple(option.name for option in fields(OpenvinoOptions))
+"""The compile spec keys, in the order of :class:`OpenvinoOptions`' fields."""
+
+KEY_HELP: Mapping[str, str] = {
+    option.name: option.metadata["help"] for option in fields(OpenvinoOptions)
+}
+"""Each compile spec key with a one-line description of its values and default."""
+
+
+def _text(key: str, value: bytes | str) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return bytes(value).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CompileSpecError(
+            f"compile spec {key!r} has a value that is not UTF-8: {bytes(value)!r}"
+        ) from error

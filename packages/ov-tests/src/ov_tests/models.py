@@ -1,4 +1,8 @@
-"""Small models of the end-to-end suite, each with seeded weights."""
+"""The model suite: small models with seeded weights, and the real models benchmarks use.
+
+all-MiniLM-L6-v2 is the demo's model; its loader lives with the command line
+(``ov_runtime.cli.minilm``) and is only re-exported here.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,29 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+
+from ov_runtime.cli.minilm import SENTENCES as SENTENCES
+from ov_runtime.cli.minilm import MissingModelPackageError
+from ov_runtime.cli.minilm import minilm as minilm
+
+
+def resnet18(batch: int = 1) -> tuple[torch.nn.Module, tuple[torch.Tensor]]:
+    """The ResNet-18 of torchvision with seeded weights, in eval mode, and a seeded input.
+
+    Returns:
+        The model and one float32 input of shape ``(batch, 3, 224, 224)``.
+
+    Raises:
+        MissingModelPackageError: torchvision (the workspace's models group) is missing.
+    """
+    try:
+        import torchvision
+    except ImportError as error:
+        raise MissingModelPackageError(
+            "torchvision is not installed; `uv sync` in the workspace installs it"
+        ) from error
+    torch.manual_seed(0)
+    return torchvision.models.resnet18(weights=None).eval(), (torch.randn(batch, 3, 224, 224),)
 
 
 class Add(torch.nn.Module):

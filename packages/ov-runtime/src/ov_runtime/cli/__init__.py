@@ -1,51 +1,26 @@
-"""The ``ov-executorch`` command: ``demo`` and ``run``."""
+"""The ``ov-executorch`` command: ``demo``, ``lower``, ``run`` and ``inspect``.
+
+Parsing the command line imports neither PyTorch nor ExecuTorch, so ``--help``
+answers at once; each command imports what it needs when it runs.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-import torch
-
-from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
-from ov_runtime.models import MissingModelPackageError
+from ov_spec import KEY_HELP
 
 
-def _summary(value: Any) -> str:
-    if isinstance(value, torch.Tensor):
-        text = f"tensor shape={tuple(value.shape)} dtype={value.dtype}"
-        if value.numel() and (value.is_floating_point() or value.dtype != torch.bool):
-            as_float = value.double()
-            text += f" min={as_float.min().item():.6g} max={as_float.max().item():.6g}"
-            text += f" mean={as_float.mean().item():.6g}"
-        elif value.numel():
-            text += f" true={int(value.sum().item())}/{value.numel()}"
-        return text
-    return f"{type(value).__name__} {value!r}"
-
-
-def _run(pte: Path, inputs_path: Path | None, method: str) -> int:
-    from ov_runtime.running import run
-
-    inputs: Any = ()
-    if inputs_path is not None:
-        inputs = torch.load(inputs_path, weights_only=True)
-        if not isinstance(inputs, (tuple, list)):
-            inputs = (inputs,)
-    try:
-        outputs = run(pte, list(inputs), method=method)
-    except ExecutionError as error:
-        if inputs_path is None:
-            raise ExecutionError(
-                f"{error}; pass the inputs with --inputs FILE (torch.save of a tuple)"
-            ) from error
-        raise
-    for index, value in enumerate(outputs):
-        print(f"output {index}: {_summary(value)}")
-    return 0
+def _add_compile_spec_options(parser: argparse.ArgumentParser) -> None:
+    """One ``--key`` option per compile spec key of ``ov_spec``."""
+    group = parser.add_argument_group("compile specs (for programs lowered here)")
+    for key, text in KEY_HELP.items():
+        group.add_argument(f"--{key.replace('_', '-')}", dest=key, metavar="VALUE", help=text)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,25 +34,53 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--output", type=Path, help="where to save the .pte (default: a temporary file)"
     )
+    lower = commands.add_parser(
+        "lower", help="lower an ExportedProgram saved with torch.export.save to a .pte"
+    )
+    lower.add_argument("program", type=Path, help="the exported program (.pt2)")
+    lower.add_argument("-o", "--output", type=Path, required=True, help="the .pte to write")
+    _add_compile_spec_options(lower)
     runner = commands.add_parser("run", help="run a saved .pte and summarize its outputs")
     runner.add_argument("pte", type=Path, help="the program (.pte)")
     runner.add_argument(
         "--inputs", type=Path, help="a file written by torch.save of a tuple of inputs"
     )
     runner.add_argument("--method", default="forward", help="method to run (default: forward)")
+    inspect = commands.add_parser(
+        "inspect",
+        help="list a program's delegates and the nodes left on ExecuTorch's CPU kernels",
+    )
+    inspect.add_argument(
+        "program", type=Path, help="a .pte, or an exported program (.pt2), lowered first"
+    )
+    _add_compile_spec_options(inspect)
     return parser
 
 
+def _quiet_libraries() -> None:
+    """Keep PyTorch's and ExecuTorch's deprecation notices, meant for developers, off the terminal."""
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status."""
+    """Run the command line; return the exit status (0 success, 1 a failed check, 2 an error)."""
     args = _parser().parse_args(argv)
+    _quiet_libraries()
+    from ov_runtime.cli import commands
+
     try:
         if args.command == "demo":
             from ov_runtime.cli.demo import run_demo
 
             return run_demo(args.output)
-        return _run(args.pte, args.inputs, args.method)
-    except (MissingModelPackageError, BackendUnavailableError, ExecutionError, OSError) as error:
+        if args.command == "lower":
+            return commands.lower_program(args.program, args.output, commands.spec_values(args))
+        if args.command == "inspect":
+            return commands.inspect(args.program, commands.spec_values(args))
+        return commands.run_program(args.pte, args.inputs, args.method)
+    except commands.USER_ERRORS as error:
         print(f"ov-executorch: error: {error}", file=sys.stderr)
         return 2
 

@@ -12,17 +12,9 @@ from typing import TextIO, TypeVar
 
 import torch
 
-from ov_runtime.lowering import lower
-from ov_runtime.models import minilm
-from ov_runtime.running import load_program, run
+from ov_runtime.cli.minilm import SENTENCES, minilm
+from ov_runtime.facade import load_program, lower, run
 
-SENTENCES = (
-    "A man is eating food.",
-    "A man is eating a piece of bread.",
-    "The girl is carrying a baby.",
-    "A man is riding a horse.",
-    "A monkey is playing drums.",
-)
 TOLERANCE = 1e-5
 """Largest absolute difference from eager allowed for the float32 embeddings."""
 

@@ -12,10 +12,9 @@ import statistics
 import tempfile
 import time
 
-import torch
-
 from ov_runtime import compile_specs, load_program, lower
 from ov_tests.benchmarks._timing import report
+from ov_tests.models import resnet18
 
 
 def _load_seconds(pte: bytes) -> float:
@@ -31,16 +30,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
-    import torchvision  # the models group of the workspace
-
-    torch.manual_seed(0)
-    model = torchvision.models.resnet18(weights=None).eval()
-    x = torch.randn(1, 3, 224, 224)
+    model, inputs = resnet18()
     cold, warm = [], []
     with tempfile.TemporaryDirectory() as root:
         for round_index in range(args.rounds):
             cache = f"{root}/cache{round_index}"
-            pte = lower(model, (x,), compile_specs(cache_dir=cache)).buffer
+            pte = lower(model, inputs, compile_specs(cache_dir=cache)).buffer
             cold.append(_load_seconds(pte))
             warm.append(_load_seconds(pte))
     first, second = statistics.median(cold), statistics.median(warm)

@@ -19,16 +19,8 @@ from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPar
 from executorch.exir import to_edge_transform_and_lower
 
 from ov_runtime import load_program, lower
-from ov_runtime.cli.demo import SENTENCES
-from ov_runtime.models import minilm
 from ov_tests.benchmarks._timing import median_seconds, report
-
-
-def _resnet18() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
-    import torchvision  # the models group of the workspace
-
-    torch.manual_seed(0)
-    return torchvision.models.resnet18(weights=None).eval(), (torch.randn(1, 3, 224, 224),)
+from ov_tests.models import SENTENCES, minilm, resnet18
 
 
 def _executorch_call(pte: bytes, inputs: Sequence[Any]) -> Callable[[], object]:
@@ -78,7 +70,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     models: dict[str, Callable[[], tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]] = {
-        "ResNet-18": _resnet18,
+        "ResNet-18": resnet18,
         "all-MiniLM-L6-v2": functools.partial(minilm, SENTENCES),
     }
     for name, build in models.items():

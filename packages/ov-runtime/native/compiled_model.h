@@ -1,0 +1,27 @@
+// Reading a payload's IR and compiling it with the payload's device and
+// OpenVINO properties, every one of them, as they are.
+#pragma once
+
+#include <string>
+
+#include "openvino_api.h"
+#include "payload.h"
+
+namespace ov_executorch {
+
+// The most OpenVINO properties a payload may carry.
+constexpr size_t kMaxProperties = 16;
+
+// Reads the model XML of `payload` with `weights` (which wraps the payload's
+// weight bytes) and compiles it for payload.device with payload.properties.
+// Returns false and sets *error (naming the step that failed) otherwise.
+bool compile_payload(const OpenvinoApi& api, const PayloadView& payload, ov_tensor_t* weights,
+                     ov_compiled_model_t** compiled, std::string* error);
+
+// "device=CPU INFERENCE_PRECISION_HINT=f32 ...": the device and the value
+// the compiled model reports for each property the payload set, and for the
+// inference precision in any case.
+std::string describe_compiled(const OpenvinoApi& api, const PayloadView& payload,
+                              const ov_compiled_model_t* compiled);
+
+}  // namespace ov_executorch

@@ -1,0 +1,94 @@
+"""The ``lower``, ``run`` and ``inspect`` commands: thin wrappers of the facade that print."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from ov_convert import ConversionError
+from ov_partition import compile_specs
+from ov_runtime.cli.minilm import MissingModelPackageError
+from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
+from ov_runtime.facade import LoweredProgram, inspect_program, lower, run
+from ov_spec import KNOWN_KEYS
+
+USER_ERRORS = (
+    MissingModelPackageError,
+    BackendUnavailableError,
+    ConversionError,
+    ExecutionError,
+    OSError,
+    ValueError,  # CompileSpecError, a file that is not a program
+)
+"""Errors the command line reports in one line, with exit status 2."""
+
+
+def spec_values(args: argparse.Namespace) -> dict[str, str]:
+    """The compile spec options given on the command line."""
+    return {key: value for key in KNOWN_KEYS if (value := getattr(args, key)) is not None}
+
+
+def _lower_exported(path: Path, specs: dict[str, str]) -> LoweredProgram:
+    exported = torch.export.load(path)
+    return lower(exported, compile_specs=compile_specs(**specs))
+
+
+def lower_program(path: Path, output: Path, specs: dict[str, str]) -> int:
+    """Lower the ``ExportedProgram`` saved at ``path``, write the ``.pte`` and print a summary."""
+    compile_specs(**specs)  # a bad compile spec fails before the program is read
+    lowered = _lower_exported(path, specs)
+    lowered.save(str(output))
+    print(f"wrote {output} ({len(lowered.buffer)} bytes)")
+    print(
+        f"nodes delegated to OpenVINO: {lowered.delegated_nodes}; "
+        f"left on ExecuTorch's CPU kernels: {lowered.cpu_nodes}"
+    )
+    for name, reason in lowered.rejections.items():
+        print(f"  {name}: {reason}")
+    return 0
+
+
+def inspect(path: Path, specs: dict[str, str]) -> int:
+    """Print the delegates of a ``.pte``, or of an exported program (``.pt2``) lowered first."""
+    if path.suffix == ".pt2":
+        compile_specs(**specs)
+        print(inspect_program(_lower_exported(path, specs)).format())
+    else:
+        print(inspect_program(path).format())
+    return 0
+
+
+def _summary(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        text = f"tensor shape={tuple(value.shape)} dtype={value.dtype}"
+        if value.numel() and (value.is_floating_point() or value.dtype != torch.bool):
+            as_float = value.double()
+            text += f" min={as_float.min().item():.6g} max={as_float.max().item():.6g}"
+            text += f" mean={as_float.mean().item():.6g}"
+        elif value.numel():
+            text += f" true={int(value.sum().item())}/{value.numel()}"
+        return text
+    return f"{type(value).__name__} {value!r}"
+
+
+def run_program(pte: Path, inputs_path: Path | None, method: str) -> int:
+    """Run ``method`` of a saved ``.pte`` on the inputs saved at ``inputs_path``; print each output."""
+    inputs: Any = ()
+    if inputs_path is not None:
+        inputs = torch.load(inputs_path, weights_only=True)
+        if not isinstance(inputs, (tuple, list)):
+            inputs = (inputs,)
+    try:
+        outputs = run(pte, list(inputs), method=method)
+    except ExecutionError as error:
+        if inputs_path is None:
+            raise ExecutionError(
+                f"{error}; pass the inputs with --inputs FILE (torch.save of a tuple)"
+            ) from error
+        raise
+    for index, value in enumerate(outputs):
+        print(f"output {index}: {_summary(value)}")
+    return 0

@@ -1,0 +1,15 @@
+"""What users call: lower a model, load and run a ``.pte``, inspect a program."""
+
+from ov_runtime.facade.inspection import DelegateReport, ProgramReport, inspect_program
+from ov_runtime.facade.lowering import LoweredProgram, lower
+from ov_runtime.facade.running import load_program, run
+
+__all__ = [
+    "DelegateReport",
+    "LoweredProgram",
+    "ProgramReport",
+    "inspect_program",
+    "load_program",
+    "lower",
+    "run",
+]

@@ -1,0 +1,174 @@
+"""What a program delegates to OpenVINO, with what options, and what it leaves on the CPU.
+
+Reads a ``.pte`` with ExecuTorch's own deserializer (the one its devtools
+use), or a program lowered here, whose partitioner recorded a reason for each
+node it left on ExecuTorch's CPU kernels. Each delegate of this backend is read
+back from its payload: its version, the device and OpenVINO properties it
+carries, and the inputs and outputs of its OpenVINO IR.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+from executorch.exir._serialize._program import deserialize_pte_binary
+from executorch.exir.schema import KernelCall, Program
+
+from ov_convert import Payload, PayloadError
+from ov_partition import frontend_converts
+from ov_runtime.facade.lowering import LoweredProgram
+from ov_spec import BACKEND_ID
+
+
+@dataclass(frozen=True)
+class DelegateReport:
+    """One delegate of a program.
+
+    Attributes:
+        backend_id: The backend that runs it (``OvExecutorchBackend``).
+        payload_bytes: Size of its processed bytes.
+        payload_version: This backend's payload version; None for another
+            backend's delegate.
+        device: The OpenVINO device it compiles for ("" for another backend).
+        properties: The OpenVINO properties it compiles with.
+        inputs: Each IR input, ``"tensor f32[?,4]"`` or ``"scalar i64[]"``.
+        outputs: Each IR output, in the same form.
+        problem: Why the payload could not be read, else "".
+    """
+
+    backend_id: str
+    payload_bytes: int
+    payload_version: int | None = None
+    device: str = ""
+    properties: Mapping[str, str] = field(default_factory=dict)
+    inputs: Sequence[str] = ()
+    outputs: Sequence[str] = ()
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class ProgramReport:
+    """The delegates of a program and the nodes it leaves on ExecuTorch's CPU kernels.
+
+    Attributes:
+        delegates: Every delegate of the first execution plan, in order.
+        cpu_nodes: Each node (for a program lowered here) or CPU kernel (for
+            a ``.pte``, with its number of calls) left on ExecuTorch's CPU
+            kernels, with the reason.
+    """
+
+    delegates: Sequence[DelegateReport]
+    cpu_nodes: Mapping[str, str]
+
+    def format(self) -> str:
+        """The report as text, one delegate or CPU node a line or a few."""
+        lines = [f"{len(self.delegates)} delegate(s)"]
+        for index, delegate in enumerate(self.delegates):
+            lines.append(
+                f"delegate {index}: {delegate.backend_id}, {delegate.payload_bytes} payload bytes"
+            )
+            if delegate.problem:
+                lines.append(f"  cannot read the payload: {delegate.problem}")
+            if delegate.payload_version is None:
+                continue
+            properties = " ".join(f"{k}={v}" for k, v in delegate.properties.items())
+            lines.append(f"  payload version {delegate.payload_version}")
+            lines.append(f"  device {delegate.device}; properties: {properties or 'none'}")
+            lines += [f"  input {i}: {port}" for i, port in enumerate(delegate.inputs)]
+            lines += [f"  output {i}: {port}" for i, port in enumerate(delegate.outputs)]
+        lines.append(f"{len(self.cpu_nodes)} left on ExecuTorch's CPU kernels")
+        lines += [f"  {name}: {reason}" for name, reason in self.cpu_nodes.items()]
+        return "\n".join(lines)
+
+
+def inspect_program(program: LoweredProgram | bytes | str | Path) -> ProgramReport:
+    """Report the delegates of a program and what it leaves on the CPU.
+
+    Args:
+        program: A program lowered with :func:`ov_runtime.lower` (its CPU nodes
+            come with the partitioner's reasons), or a ``.pte`` as bytes or a
+            path (its CPU kernels come with the reason the kernel's name gives:
+            the ops OpenVINO's frontend does not convert; the other reasons
+            depend on dtypes and arguments that only lowering sees).
+
+    Raises:
+        OSError: The path cannot be read.
+        ValueError: The bytes are not an ExecuTorch program.
+    """
+    if isinstance(program, LoweredProgram):
+        schema = program.program.executorch_program
+        return ProgramReport(_delegates(schema), dict(program.rejections))
+    data = program if isinstance(program, bytes) else Path(program).read_bytes()
+    try:
+        schema = deserialize_pte_binary(data).program
+    except Exception as error:
+        raise ValueError(f"not an ExecuTorch program (.pte): {error}") from error
+    return ProgramReport(_delegates(schema), _cpu_kernels(schema))
+
+
+def _delegates(program: Program) -> list[DelegateReport]:
+    plan = program.execution_plan[0]
+    reports = []
+    for delegate in plan.delegates:
+        data = bytes(program.backend_delegate_data[delegate.processed.index].data)
+        if delegate.id != BACKEND_ID:
+            reports.append(DelegateReport(delegate.id, len(data)))
+            continue
+        try:
+            reports.append(_read_payload(data))
+        except (PayloadError, RuntimeError) as error:
+            reports.append(DelegateReport(delegate.id, len(data), problem=str(error)))
+    return reports
+
+
+def _read_payload(data: bytes) -> DelegateReport:
+    payload = Payload.from_bytes(data)
+    weights = ov.Tensor(np.frombuffer(payload.weights, dtype=np.uint8).copy())
+    model = ov.Core().read_model(model=payload.xml, weights=weights)
+    return DelegateReport(
+        backend_id=BACKEND_ID,
+        payload_bytes=len(data),
+        payload_version=int.from_bytes(data[8:12], "little"),
+        device=payload.device,
+        properties=dict(payload.properties),
+        inputs=_ports(model.inputs, payload.inputs),
+        outputs=_ports(model.outputs, payload.outputs),
+    )
+
+
+def _ports(ports: Sequence[ov.Output], kinds: str) -> list[str]:
+    names = {"T": "tensor", "S": "scalar"}
+    return [
+        f"{names.get(kind, '?')} {port.get_element_type().get_type_name()}{port.get_partial_shape()}"
+        for port, kind in zip(ports, kinds.ljust(len(ports), "?"), strict=True)
+    ]
+
+
+def _functional_name(name: str, overload: str) -> str:
+    """``aten.add.Tensor`` for the out-variant kernel ``aten::add`` ``out``."""
+    functional = "default" if overload in ("", "out") else overload.removesuffix("_out")
+    return f"{name.replace('::', '.')}.{functional}"
+
+
+def _cpu_kernels(program: Program) -> dict[str, str]:
+    plan = program.execution_plan[0]
+    calls: collections.Counter[int] = collections.Counter(
+        instruction.instr_args.op_index
+        for chain in plan.chains
+        for instruction in chain.instructions
+        if isinstance(instruction.instr_args, KernelCall)
+    )
+    kernels = {}
+    for index, operator in enumerate(plan.operators):
+        name = _functional_name(operator.name, operator.overload)
+        if frontend_converts(name):
+            reason = "a dtype or argument check of the partitioner (lowering names it)"
+        else:
+            reason = f"OpenVINO's PyTorch frontend does not convert {name}"
+        kernels[f"{operator.name}.{operator.overload} x{calls[index]}"] = reason
+    return kernels

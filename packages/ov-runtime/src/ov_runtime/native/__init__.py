@@ -1,0 +1,27 @@
+"""The native backend (C++, built from ``packages/ov-runtime/native``) and its thin loader.
+
+Nothing here imports PyTorch or ExecuTorch's Python package: loading the
+library registers the backend with ExecuTorch's runtime through ctypes alone.
+"""
+
+from ov_runtime.native.library import (
+    LIBRARY_NAME,
+    OPENVINO_LIBRARY_VARIABLE,
+    compiled_delegates,
+    is_available,
+    load_backend,
+    native_element_type,
+    register_at_import,
+    take_last_error,
+)
+
+__all__ = [
+    "LIBRARY_NAME",
+    "OPENVINO_LIBRARY_VARIABLE",
+    "compiled_delegates",
+    "is_available",
+    "load_backend",
+    "native_element_type",
+    "register_at_import",
+    "take_last_error",
+]

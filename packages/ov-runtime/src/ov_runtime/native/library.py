@@ -1,0 +1,161 @@
+"""Load the native backend into the ExecuTorch runtime of this process.
+
+The library links the executorch wheel's ``libexecutorch.so``, which holds the
+backend registry the ``executorch.runtime`` pybindings use, so loading it with
+``RTLD_GLOBAL`` registers the backend under ``ov_spec.BACKEND_ID`` there,
+before or after ``executorch.runtime`` is imported. It opens OpenVINO's C
+library itself on first use; the environment variable
+``OV_EXECUTORCH_OPENVINO_C_LIB`` names another one. The C functions called
+here are declared in ``native/c_api.h``.
+
+Importing this module loads neither PyTorch nor ExecuTorch's Python package.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import importlib.resources
+import logging
+from typing import Any
+
+from ov_runtime.exceptions import BackendUnavailableError
+from ov_spec import BACKEND_ID
+
+logger = logging.getLogger(__name__)
+
+LIBRARY_NAME = "libov_executorch_backend.so"
+OPENVINO_LIBRARY_VARIABLE = "OV_EXECUTORCH_OPENVINO_C_LIB"
+
+
+@functools.cache
+def _library() -> ctypes.CDLL:
+    # A Traversable; in an editable install it spans the source and the installed folder.
+    resource = importlib.resources.files(__package__ or "ov_runtime.native") / LIBRARY_NAME
+    if not resource.is_file():
+        raise BackendUnavailableError(
+            f"{LIBRARY_NAME} is not installed in the ov_runtime package; reinstall "
+            "ov-runtime so that its native part is built (`uv sync --reinstall-package ov-runtime`)"
+        )
+    path = str(resource)
+    try:
+        library = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    except OSError as error:
+        raise BackendUnavailableError(f"cannot load {path}: {error}") from error
+    for name in ("ov_executorch_unavailable_reason", "ov_executorch_registration_error"):
+        getattr(library, name).restype = ctypes.c_char_p
+    library.ov_executorch_element_type.restype = ctypes.c_char_p
+    library.ov_executorch_element_type.argtypes = [ctypes.c_int]
+    for name in ("ov_executorch_compiled_delegate", "ov_executorch_take_last_error"):
+        getattr(library, name).restype = ctypes.c_long
+    library.ov_executorch_compiled_delegate.argtypes = [
+        ctypes.c_size_t,
+        ctypes.c_char_p,
+        ctypes.c_size_t,
+    ]
+    library.ov_executorch_take_last_error.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    logger.debug("loaded the %s backend from %s", BACKEND_ID, path)
+    return library
+
+
+def load_backend() -> ctypes.CDLL:
+    """Load the native backend once per process, registering it with ExecuTorch; return it.
+
+    ``import ov_runtime`` already calls this; call it to get the reason when
+    the backend is missing.
+
+    Raises:
+        BackendUnavailableError: The library is missing (the ``ov-runtime``
+            package was installed without its native build), cannot be loaded,
+            or loaded but ExecuTorch's registry refused its name (another
+            library registered a backend named ``ov_spec.BACKEND_ID`` first).
+    """
+    library = _library()
+    refused = _text(library.ov_executorch_registration_error())
+    if refused:
+        raise BackendUnavailableError(f"the {BACKEND_ID} backend did not register: {refused}")
+    return library
+
+
+def register_at_import() -> None:
+    """Load and register the backend if it can be; leave any failure to :func:`load_backend`.
+
+    Called once by ``import ov_runtime``, so that a program loaded with
+    ``executorch.runtime`` finds this backend. A missing library must not stop
+    lowering, which needs no native code, so the failure is only logged here.
+    """
+    try:
+        load_backend()
+    except BackendUnavailableError as error:
+        logger.debug("the %s backend is not registered: %s", BACKEND_ID, error)
+
+
+def is_available() -> bool:
+    """Return whether this backend is registered and OpenVINO's runtime loads.
+
+    False, with the reason logged as a warning, when the native library cannot
+    be loaded, did not register, or cannot open OpenVINO's C library or create
+    its core.
+    """
+    try:
+        library = load_backend()
+    except BackendUnavailableError as error:
+        logger.warning("the %s backend is not available: %s", BACKEND_ID, error)
+        return False
+    reason = _text(library.ov_executorch_unavailable_reason())
+    if reason:
+        logger.warning("the %s backend is not available: %s", BACKEND_ID, reason)
+        return False
+    return True
+
+
+def compiled_delegates() -> list[dict[str, str]]:
+    """Return what each delegate compiled in this process was compiled with, oldest first.
+
+    Each entry maps ``device`` to the device string and each OpenVINO
+    property the delegate set, plus ``INFERENCE_PRECISION_HINT``, to the value
+    the compiled model reports (``ov_compiled_model_get_property``), so a
+    caller can check that what it asked for was applied. Properties only the
+    core keeps, such as ``CACHE_DIR``, are not reported.
+
+    Raises:
+        BackendUnavailableError: The native backend cannot be loaded.
+    """
+    function = load_backend().ov_executorch_compiled_delegate
+    records: list[dict[str, str]] = []
+    while (text := _read_text(function, len(records))) is not None:
+        records.append(dict(item.split("=", 1) for item in text.split(" ") if "=" in item))
+    return records
+
+
+def take_last_error() -> str:
+    """Return and clear the reason of the backend's last error in this process ("" if none).
+
+    The native backend logs every error to stderr through ExecuTorch's log and
+    keeps the last one, so that an ``ExecutionError`` can say why a delegate
+    failed where ExecuTorch only reports an error code.
+    """
+    return _read_text(load_backend().ov_executorch_take_last_error) or ""
+
+
+def native_element_type(scalar_type: int) -> str:
+    """OpenVINO's element type the native runtime binds an ExecuTorch ``ScalarType`` code to.
+
+    ``""`` for a dtype a delegate does not take. The runtime's mapping agrees
+    with ``ov_spec.DELEGATE_DTYPES``.
+    """
+    return _text(load_backend().ov_executorch_element_type(scalar_type))
+
+
+def _text(value: bytes | None) -> str:
+    return (value or b"").decode("utf-8", errors="replace")
+
+
+def _read_text(function: Any, *args: int) -> str | None:
+    """Call a native ``(…, buffer, size) -> length`` function; None when it returns -1."""
+    length = int(function(*args, None, 0))
+    if length < 0:
+        return None
+    buffer = ctypes.create_string_buffer(length + 1)
+    function(*args, buffer, length + 1)
+    return _text(buffer.value)
