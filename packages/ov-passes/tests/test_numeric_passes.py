@@ -3,7 +3,13 @@
 import pytest
 import torch
 
-from ov_passes import greater_as_less, integer_floor_division_by_truncation
+from ov_passes import (
+    DEFAULT_PASSES,
+    call_function,
+    greater_as_less,
+    integer_floor_division_by_truncation,
+    run_passes,
+)
 
 
 def rewritten(function, *inputs, graph_pass):
@@ -119,3 +125,33 @@ def test_float_and_narrow_integer_comparisons_are_left_alone():
     module = torch.export.export(Wrapper(), inputs).module(check_guards=False)
     assert integer_comparisons_by_difference(module)  # only z == x.int() is rewritten
     assert sum(n.target == torch.ops.aten.sub.Tensor for n in module.graph.nodes) == 1
+
+
+def test_every_node_a_pass_creates_is_typed_for_the_passes_after_it():
+    class FloorDivide(torch.nn.Module):
+        def forward(self, a, b):
+            return a // b
+
+    a, b = DIVIDENDS.to(torch.int32), DIVISORS.to(torch.int32)
+    module = torch.export.export(FloorDivide(), (a, b)).module(check_guards=False)
+    assert run_passes(module, DEFAULT_PASSES)
+    calls = [n for n in module.graph.nodes if n.op == "call_function"]
+    assert all(isinstance(n.meta.get("val"), torch.Tensor) for n in calls)
+    # The floor-division rewrite compares its product with the dividend; the
+    # comparison rewrite that runs after it sees their dtypes and makes it exact.
+    compared = [
+        arg.meta["val"].dtype
+        for n in calls
+        if n.target == torch.ops.aten.ne.Tensor
+        for arg in n.all_input_nodes
+    ]
+    assert compared and set(compared) == {torch.bool}  # the signs, not the integers
+    assert torch.ops.aten.ne.Scalar in targets(module)
+    assert torch.equal(module(a, b), a // b)
+
+
+def test_a_node_without_typed_inputs_is_refused():
+    graph = torch.fx.Graph()
+    x = graph.placeholder("x")
+    with pytest.raises(ValueError, match=r"cannot type neg.*\['x'\] have no meta\['val'\]"):
+        call_function(graph, torch.ops.aten.neg.default, (x,))

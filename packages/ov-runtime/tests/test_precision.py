@@ -90,3 +90,39 @@ def test_compile_specs_take_a_path_and_empty_strings(tmp_path):
         ("device", b"CPU"),
         ("cache_dir", str(tmp_path / "cache").encode()),
     ]
+
+
+def with_extra_properties(monkeypatch, extra):
+    """Lower as if ov_spec resolved the compile specs into ``extra`` properties too."""
+    from ov_spec import OpenvinoOptions
+
+    resolved = OpenvinoOptions.properties
+    monkeypatch.setattr(OpenvinoOptions, "properties", lambda self: {**resolved(self), **extra})
+
+
+def test_every_property_the_payload_carries_is_applied(monkeypatch):
+    # A key added to ov_spec needs no change in the runtime: it applies what it gets.
+    with_extra_properties(monkeypatch, {"PERFORMANCE_HINT": "THROUGHPUT", "NUM_STREAMS": "2"})
+    _, record = run_and_read_precision(None, addmm_inputs())
+    assert record == {
+        "device": "CPU",
+        "INFERENCE_PRECISION_HINT": "f32",
+        "PERFORMANCE_HINT": "THROUGHPUT",
+        "NUM_STREAMS": "2",
+    }
+
+
+def test_a_property_openvino_refuses_fails_the_load_with_its_name(monkeypatch):
+    from ov_runtime import ExecutionError
+
+    with_extra_properties(monkeypatch, {"NO_SUCH_PROPERTY": "1"})
+    with pytest.raises(ExecutionError, match="(?s)cannot compile the model for device 'CPU'.*NO_SUCH"):
+        run_and_read_precision(None, addmm_inputs())
+
+
+def test_more_properties_than_the_runtime_applies_are_refused(monkeypatch):
+    from ov_runtime import ExecutionError
+
+    with_extra_properties(monkeypatch, {f"KEY_{i}": "1" for i in range(16)})
+    with pytest.raises(ExecutionError, match="carries 17 OpenVINO properties; .* at most 16"):
+        run_and_read_precision(None, addmm_inputs())

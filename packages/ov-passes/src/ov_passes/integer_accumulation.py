@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import op_name
+from ov_passes.pipeline import call_function, op_name
 
 ACCUMULATING_OPS = frozenset({"aten.cumsum.default", "aten.prod.default", "aten.prod.dim_int"})
 
@@ -44,11 +44,12 @@ def cast_integer_accumulations_to_int64(graph_module: torch.fx.GraphModule) -> b
         source = node.args[0]
         assert isinstance(source, torch.fx.Node)
         with graph_module.graph.inserting_before(node):
-            cast = graph_module.graph.call_function(
-                torch.ops.aten._to_copy.default, (source,), {"dtype": torch.int64}
+            cast = call_function(
+                graph_module.graph,
+                torch.ops.aten._to_copy.default,
+                (source,),
+                {"dtype": torch.int64},
             )
-        value = source.meta["val"]
-        cast.meta = {**source.meta, "val": value.to(torch.int64)}
         node.replace_input_with(source, cast)
         changed = True
     return changed

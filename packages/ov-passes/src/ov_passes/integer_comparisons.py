@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import op_name, replace_node
+from ov_passes.pipeline import call_function, op_name, replace_node
 
 aten = torch.ops.aten
 
@@ -50,8 +50,8 @@ def integer_comparisons_by_difference(graph_module: torch.fx.GraphModule) -> boo
         if not (_operand_is_integer(left) and _operand_is_integer(right)):
             continue
         with graph.inserting_before(node):
-            difference = graph.call_function(aten.sub.Tensor, (left, right))
-            replacement = graph.call_function(_AGAINST_ZERO[packet], (difference, 0))
+            difference = call_function(graph, aten.sub.Tensor, (left, right))
+            replacement = call_function(graph, _AGAINST_ZERO[packet], (difference, 0))
         replace_node(node, replacement)
         changed = True
     return changed

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import op_name, replace_node
+from ov_passes.pipeline import call_function, op_name, replace_node
 
 FLOOR_DIVISION_OPS = frozenset(
     {"aten.div.Tensor_mode", "aten.div.Scalar_mode", "aten.floor_divide.default"}
@@ -38,11 +38,11 @@ def _is_integer_floor_division(node: torch.fx.Node) -> bool:
 
 def _signs_differ(graph: torch.fx.Graph, dividend: torch.fx.Node, divisor: object) -> torch.fx.Node:
     if isinstance(divisor, torch.fx.Node):
-        negative_dividend = graph.call_function(aten.lt.Scalar, (dividend, 0))
-        negative_divisor = graph.call_function(aten.lt.Scalar, (divisor, 0))
-        return graph.call_function(aten.ne.Tensor, (negative_dividend, negative_divisor))
+        negative_dividend = call_function(graph, aten.lt.Scalar, (dividend, 0))
+        negative_divisor = call_function(graph, aten.lt.Scalar, (divisor, 0))
+        return call_function(graph, aten.ne.Tensor, (negative_dividend, negative_divisor))
     # A Python number: its sign is known now.
-    return graph.call_function(aten.gt.Scalar if divisor < 0 else aten.lt.Scalar, (dividend, 0))  # type: ignore[operator]
+    return call_function(graph, aten.gt.Scalar if divisor < 0 else aten.lt.Scalar, (dividend, 0))  # type: ignore[operator]
 
 
 def integer_floor_division_by_truncation(graph_module: torch.fx.GraphModule) -> bool:
@@ -60,16 +60,18 @@ def integer_floor_division_by_truncation(graph_module: torch.fx.GraphModule) -> 
         assert isinstance(dividend, torch.fx.Node)
         dtype = node.meta["val"].dtype
         with graph.inserting_before(node):
-            truncated = graph.call_function(
-                aten.div.Tensor_mode, (dividend, divisor), {"rounding_mode": "trunc"}
+            truncated = call_function(
+                graph, aten.div.Tensor_mode, (dividend, divisor), {"rounding_mode": "trunc"}
             )
-            product = graph.call_function(aten.mul.Tensor, (truncated, divisor))
-            inexact = graph.call_function(aten.ne.Tensor, (product, dividend))
-            round_down = graph.call_function(
-                aten.logical_and.default, (inexact, _signs_differ(graph, dividend, divisor))
+            product = call_function(graph, aten.mul.Tensor, (truncated, divisor))
+            inexact = call_function(graph, aten.ne.Tensor, (product, dividend))
+            round_down = call_function(
+                graph, aten.logical_and.default, (inexact, _signs_differ(graph, dividend, divisor))
             )
-            correction = graph.call_function(aten._to_copy.default, (round_down,), {"dtype": dtype})
-            quotient = graph.call_function(aten.sub.Tensor, (truncated, correction))
+            correction = call_function(
+                graph, aten._to_copy.default, (round_down,), {"dtype": dtype}
+            )
+            quotient = call_function(graph, aten.sub.Tensor, (truncated, correction))
         replace_node(node, quotient)
         changed = True
     return changed

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import op_name, replace_node
+from ov_passes.pipeline import call_function, op_name, replace_node
 
 aten = torch.ops.aten
 
@@ -41,12 +41,12 @@ def greater_as_less(graph_module: torch.fx.GraphModule) -> bool:
         left, right = node.args[0], node.args[1]
         with graph.inserting_before(node):
             if name in _SWAPPED:
-                replacement = graph.call_function(_SWAPPED[name], (right, left))
+                replacement = call_function(graph, _SWAPPED[name], (right, left))
             elif isinstance(right, (int, float)) and isinstance(left, torch.fx.Node):
-                negated = graph.call_function(aten.neg.default, (left,))
+                negated = call_function(graph, aten.neg.default, (left,))
                 # As a float: PyTorch compares a float tensor with the number in
                 # floating point, and -(-2**63) does not fit in int64.
-                replacement = graph.call_function(_NEGATED[name], (negated, -float(right)))
+                replacement = call_function(graph, _NEGATED[name], (negated, -float(right)))
             else:
                 continue
         replace_node(node, replacement)

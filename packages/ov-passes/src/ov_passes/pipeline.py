@@ -1,17 +1,24 @@
-"""Run graph passes in a declared order.
+"""Run graph passes in a declared order, and the helpers every pass builds nodes with.
 
 A pass takes a ``torch.fx.GraphModule``, rewrites its graph in place and
 returns whether it changed anything. Passes work on aten and edge-dialect
 graphs alike: they match nodes by op name (``aten.cumsum.default``), so this
 package needs neither ExecuTorch nor OpenVINO.
+
+Passes read the dtype and shape of a node from ``node.meta["val"]``, as
+``torch.export`` leaves it. Every node a pass creates gets one too
+(:func:`call_function`), so a later pass sees what an earlier one built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import torch
+from torch._guards import detect_fake_mode
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from torch.utils._pytree import tree_leaves, tree_map_only
 
 from ov_spec import target_name
 
@@ -27,6 +34,56 @@ class GraphPass(Protocol):
 def op_name(node: torch.fx.Node) -> str:
     """Return ``namespace.op.overload`` for a call_function node (aten or edge dialect), else ``""``."""
     return target_name(node.target) if node.op == "call_function" else ""
+
+
+def call_function(
+    graph: torch.fx.Graph,
+    target: Any,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any] | None = None,
+) -> torch.fx.Node:
+    """Insert a call of ``target`` at the graph's insertion point, with its ``meta["val"]``.
+
+    The value is computed by running ``target`` on the ``meta["val"]`` of the
+    argument nodes (fake tensors and symbolic ints) under their fake mode, the
+    way ``torch.export`` computed the others.
+
+    Raises:
+        ValueError: An argument node has no ``meta["val"]``, or ``target``
+            fails on the argument values; a pass that builds such a node is wrong.
+    """
+    node = graph.call_function(target, args, kwargs or {})
+    node.meta["val"] = _fake_value(node)
+    return node
+
+
+def _fake_value(node: torch.fx.Node) -> Any:
+    missing = [arg.name for arg in node.all_input_nodes if "val" not in arg.meta]
+    if missing:
+        raise ValueError(f"cannot type {node.name}: its inputs {missing} have no meta['val']")
+    args, kwargs = tree_map_only(
+        torch.fx.Node, lambda arg: arg.meta["val"], (node.args, node.kwargs)
+    )
+    leaves = tree_leaves((args, kwargs))
+    mode = detect_fake_mode(leaves) or FakeTensorMode(shape_env=_shape_env(leaves))
+    args, kwargs = tree_map_only(
+        torch.Tensor,
+        lambda t: t if isinstance(t, FakeTensor) else mode.from_tensor(t),
+        (args, kwargs),
+    )
+    try:
+        with mode:
+            return node.target(*args, **kwargs)  # type: ignore[operator]
+    except Exception as error:
+        raise ValueError(f"cannot type {node.name} ({op_name(node)}): {error}") from error
+
+
+def _shape_env(values: list[Any]) -> Any:
+    """The shape environment of the first symbolic int among ``values``, else None."""
+    for value in values:
+        if isinstance(value, torch.SymInt):
+            return value.node.shape_env
+    return None
 
 
 def replace_node(node: torch.fx.Node, replacement: torch.fx.Node) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import op_name
+from ov_passes.pipeline import call_function, op_name
 
 SLICE_OPS = frozenset({"aten.slice.Tensor", "aten.slice_copy.Tensor"})
 _BOUND_POSITIONS = (2, 3)  # slice(self, dim, start, end, step)
@@ -39,10 +39,13 @@ def slice_bounds_as_tensors(graph_module: torch.fx.GraphModule) -> bool:
             if position >= len(args) or not _is_symbolic_int(args[position]):
                 continue
             with graph.inserting_before(node):
-                scalar = graph.call_function(
-                    torch.ops.aten.scalar_tensor.default, (args[position],), {"dtype": torch.int64}
+                scalar = call_function(
+                    graph,
+                    torch.ops.aten.scalar_tensor.default,
+                    (args[position],),
+                    {"dtype": torch.int64},
                 )
-                args[position] = graph.call_function(torch.ops.aten.unsqueeze.default, (scalar, 0))
+                args[position] = call_function(graph, torch.ops.aten.unsqueeze.default, (scalar, 0))
             changed = True
         node.args = tuple(args)
     return changed

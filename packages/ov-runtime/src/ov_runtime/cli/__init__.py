@@ -12,6 +12,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
 from ov_spec import KEY_HELP
 
@@ -57,18 +58,25 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _quiet_libraries() -> None:
-    """Keep PyTorch's and ExecuTorch's deprecation notices, meant for developers, off the terminal."""
+def _import_commands() -> ModuleType:
+    """Import the commands (and PyTorch) with the libraries' notices for developers kept quiet.
+
+    Deprecations and PyTorch's logged warnings stay off the terminal; errors
+    still reach the user, as this command's own one-line messages.
+    """
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     warnings.filterwarnings("ignore", category=FutureWarning)
-    logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
+    logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)  # logs while PyTorch imports
+    from ov_runtime.cli import commands
+
+    logging.getLogger("torch.export").setLevel(logging.ERROR)  # PyTorch sets it on import
+    return commands
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 success, 1 a failed check, 2 an error)."""
     args = _parser().parse_args(argv)
-    _quiet_libraries()
-    from ov_runtime.cli import commands
+    commands = _import_commands()
 
     try:
         if args.command == "demo":
@@ -83,7 +91,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except commands.USER_ERRORS as error:
         print(f"ov-executorch: error: {error}", file=sys.stderr)
         return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -32,7 +32,14 @@ def spec_values(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _lower_exported(path: Path, specs: dict[str, str]) -> LoweredProgram:
-    exported = torch.export.load(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no exported program at {path}")
+    try:
+        exported = torch.export.load(path)
+    except Exception as error:  # torch raises several kinds for a file it cannot read
+        raise ValueError(
+            f"{path} is not an exported program saved with torch.export.save: {error}"
+        ) from error
     return lower(exported, compile_specs=compile_specs(**specs))
 
 
