@@ -50,14 +50,16 @@ def test_wrong_magic():
 def test_newer_version_is_named():
     data = bytearray(PAYLOAD.to_bytes())
     struct.pack_into("<I", data, 8, VERSION + 1)
-    with pytest.raises(PayloadError, match=f"version is {VERSION + 1}; this release reads version 2$"):
+    with pytest.raises(
+        PayloadError, match=rf"version is {VERSION + 1}; this release reads version 2$"
+    ):
         Payload.from_bytes(bytes(data))
 
 
 def test_version_1_is_refused_with_what_to_do():
     data = bytearray(PAYLOAD.to_bytes())
     struct.pack_into("<I", data, 8, 1)
-    with pytest.raises(PayloadError, match="version is 1.*lower the program again"):
+    with pytest.raises(PayloadError, match=r"version is 1.*lower the program again"):
         Payload.from_bytes(bytes(data))
 
 
@@ -76,7 +78,7 @@ def test_truncated_weights():
 
 def test_options_without_their_last_nul_are_refused():
     data = bytearray(PAYLOAD.to_bytes())
-    options_offset, options_size = struct.unpack_from("<QQ", data, 16)
+    options_size = struct.unpack_from("<Q", data, 24)[0]
     struct.pack_into("<Q", data, 24, options_size - 1)
     with pytest.raises(PayloadError, match="NUL-terminated"):
         Payload.from_bytes(bytes(data))

@@ -2,9 +2,10 @@ import shutil
 import subprocess
 import sys
 
+import torch
 from executorch.runtime import Runtime
 
-from ov_runtime import BACKEND_ID, OpenvinoPartitioner, OvExecutorchBackend, load_backend
+from ov_runtime import BACKEND_ID, OpenvinoPartitioner, OvExecutorchBackend, load_backend, lower
 from ov_runtime.native import LIBRARY_NAME, native_element_type
 from ov_spec import DTYPES
 
@@ -60,16 +61,12 @@ print("ran through executorch.runtime")
 """
 
 
-class AddOne(__import__("torch").nn.Module):
+class AddOne(torch.nn.Module):
     def forward(self, x):
         return x + 1
 
 
 def test_importing_ov_runtime_registers_the_backend_for_executorch_runtime(tmp_path):
-    import torch
-
-    from ov_runtime import lower
-
     path = tmp_path / "add.pte"
     lower(AddOne(), (torch.ones(2, 3),)).save(str(path))
     result = run_python(IMPORT_THEN_EXECUTORCH, str(path))

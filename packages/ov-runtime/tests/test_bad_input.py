@@ -72,7 +72,11 @@ def test_the_untouched_program_runs(pte, tmp_path):
     [
         (0, b"NOTOURS\0", "does not start with this backend's magic"),
         (8, struct.pack("<I", 99), "payload version is 99; this runtime reads version 2"),
-        (8, struct.pack("<I", 1), "version is 1; this runtime reads version 2; lower the program again"),
+        (
+            8,
+            struct.pack("<I", 1),
+            "version is 1; this runtime reads version 2; lower the program again",
+        ),
         (12, struct.pack("<I", 40), "header_size is 40"),
         (24, struct.pack("<Q", 1 << 40), "payload options"),
         (40, struct.pack("<Q", 1 << 40), "payload signature"),
@@ -104,7 +108,8 @@ def test_payload_that_is_not_ours_fails_init_with_a_logged_reason(
 
 def signature_offset(pte: bytes) -> int:
     start = pte.index(MAGIC)
-    return struct.unpack_from("<Q", pte, start + 32)[0]
+    offset: int = struct.unpack_from("<Q", pte, start + 32)[0]
+    return offset
 
 
 @pytest.mark.parametrize(

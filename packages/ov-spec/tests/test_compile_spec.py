@@ -133,3 +133,51 @@ def test_float32_default_on_every_device_string_that_names_only_the_cpu(device, 
 
     assert runs_on_cpu_only(device) is cpu_only
     assert parse(("device", device.encode())).effective_precision == ("f32" if cpu_only else None)
+
+
+@pytest.mark.parametrize(
+    ("entries", "properties"),
+    [
+        ((), {"INFERENCE_PRECISION_HINT": "f32"}),
+        ((("device", b"GPU"),), {}),
+        (
+            (("device", b"GPU"), ("inference_precision", b"f16")),
+            {"INFERENCE_PRECISION_HINT": "f16"},
+        ),
+        (
+            (("inference_precision", b"bf16"), ("cache_dir", b"/tmp/c")),
+            {"INFERENCE_PRECISION_HINT": "bf16", "CACHE_DIR": "/tmp/c"},
+        ),
+    ],
+    ids=["cpu_default", "gpu_default", "gpu_f16", "bf16_with_cache"],
+)
+def test_specs_resolve_into_the_openvino_properties_the_payload_carries(entries, properties):
+    assert parse(*entries).properties() == properties
+
+
+@pytest.mark.parametrize("key", ["device", "inference_precision", "cache_dir"])
+@pytest.mark.parametrize("character", ["\0", "\n", "\x1b", "\x7f"], ids=repr)
+def test_control_characters_are_refused_in_every_value(key, character):
+    with pytest.raises(CompileSpecError, match=rf"'{key}'.*control character"):
+        parse((key, f"CPU{character}".encode()))
+
+
+def test_str_values_are_taken_as_text():
+    options = OpenvinoOptions.from_compile_specs([Spec("device", "GPU")])  # type: ignore[arg-type]
+    assert options.device == "GPU"
+
+
+def test_every_key_has_a_help_line_for_command_lines():
+    from ov_spec import KEY_HELP, KNOWN_KEYS
+
+    assert tuple(KEY_HELP) == KNOWN_KEYS == ("device", "inference_precision", "cache_dir")
+    assert all(text for text in KEY_HELP.values())
+
+
+def test_dtype_table_names_each_dtype_once_and_delegates_all_but_float64():
+    from ov_spec import DELEGATE_DTYPES, DTYPES
+
+    for attribute in ("torch_name", "scalar_type", "element_type"):
+        values = [getattr(dtype, attribute) for dtype in DTYPES]
+        assert len(values) == len(set(values)), attribute
+    assert {d.torch_name for d in DTYPES} - {d.torch_name for d in DELEGATE_DTYPES} == {"float64"}

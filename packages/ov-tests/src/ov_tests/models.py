@@ -12,7 +12,6 @@ from typing import Any
 import torch
 
 from ov_runtime.cli.minilm import SENTENCES as SENTENCES
-from ov_runtime.cli.minilm import MissingModelPackageError
 from ov_runtime.cli.minilm import minilm as minilm
 
 
@@ -21,16 +20,9 @@ def resnet18(batch: int = 1) -> tuple[torch.nn.Module, tuple[torch.Tensor]]:
 
     Returns:
         The model and one float32 input of shape ``(batch, 3, 224, 224)``.
-
-    Raises:
-        MissingModelPackageError: torchvision (the workspace's models group) is missing.
     """
-    try:
-        import torchvision
-    except ImportError as error:
-        raise MissingModelPackageError(
-            "torchvision is not installed; `uv sync` in the workspace installs it"
-        ) from error
+    import torchvision  # imported here: it takes a second and few tests need it
+
     torch.manual_seed(0)
     return torchvision.models.resnet18(weights=None).eval(), (torch.randn(batch, 3, 224, 224),)
 

@@ -12,7 +12,6 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 
 from ov_spec import KEY_HELP
 
@@ -58,25 +57,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _import_commands() -> ModuleType:
-    """Import the commands (and PyTorch) with the libraries' notices for developers kept quiet.
-
-    Deprecations and PyTorch's logged warnings stay off the terminal; errors
-    still reach the user, as this command's own one-line messages.
-    """
+def _quiet_library_notices() -> None:
+    """Keep the libraries' notices for developers (deprecations, logged warnings) off the terminal."""
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     warnings.filterwarnings("ignore", category=FutureWarning)
     logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)  # logs while PyTorch imports
-    from ov_runtime.cli import commands
-
-    logging.getLogger("torch.export").setLevel(logging.ERROR)  # PyTorch sets it on import
-    return commands
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 success, 1 a failed check, 2 an error)."""
     args = _parser().parse_args(argv)
-    commands = _import_commands()
+    _quiet_library_notices()
+    from ov_runtime.cli import commands
 
     try:
         if args.command == "demo":

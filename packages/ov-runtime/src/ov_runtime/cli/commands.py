@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from ov_convert import ConversionError
 from ov_partition import compile_specs
 from ov_runtime.cli.minilm import MissingModelPackageError
 from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
-from ov_runtime.facade import LoweredProgram, inspect_program, lower, run
+from ov_runtime.facade import inspect_program, lower, run
 from ov_spec import KNOWN_KEYS
 
 USER_ERRORS = (
@@ -31,22 +32,27 @@ def spec_values(args: argparse.Namespace) -> dict[str, str]:
     return {key: value for key in KNOWN_KEYS if (value := getattr(args, key)) is not None}
 
 
-def _lower_exported(path: Path, specs: dict[str, str]) -> LoweredProgram:
+def _load_exported(path: Path) -> torch.export.ExportedProgram:
     if not path.is_file():
         raise FileNotFoundError(f"no exported program at {path}")
+    # PyTorch logs a traceback for a file it cannot read; the error below names the file.
+    export_logger = logging.getLogger("torch.export")
+    level = export_logger.level
+    export_logger.setLevel(logging.ERROR)
     try:
-        exported = torch.export.load(path)
-    except Exception as error:  # torch raises several kinds for a file it cannot read
+        return torch.export.load(path)
+    except Exception as error:  # PyTorch raises several kinds for a file it cannot read
         raise ValueError(
             f"{path} is not an exported program saved with torch.export.save: {error}"
         ) from error
-    return lower(exported, compile_specs=compile_specs(**specs))
+    finally:
+        export_logger.setLevel(level)
 
 
 def lower_program(path: Path, output: Path, specs: dict[str, str]) -> int:
     """Lower the ``ExportedProgram`` saved at ``path``, write the ``.pte`` and print a summary."""
-    compile_specs(**specs)  # a bad compile spec fails before the program is read
-    lowered = _lower_exported(path, specs)
+    specs_list = compile_specs(**specs)  # a bad compile spec fails before the program is read
+    lowered = lower(_load_exported(path), compile_specs=specs_list)
     lowered.save(str(output))
     print(f"wrote {output} ({len(lowered.buffer)} bytes)")
     print(
@@ -61,8 +67,8 @@ def lower_program(path: Path, output: Path, specs: dict[str, str]) -> int:
 def inspect(path: Path, specs: dict[str, str]) -> int:
     """Print the delegates of a ``.pte``, or of an exported program (``.pt2``) lowered first."""
     if path.suffix == ".pt2":
-        compile_specs(**specs)
-        print(inspect_program(_lower_exported(path, specs)).format())
+        specs_list = compile_specs(**specs)
+        print(inspect_program(_load_exported(path), specs_list).format())
     else:
         print(inspect_program(path).format())
     return 0

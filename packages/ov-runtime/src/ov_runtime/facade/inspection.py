@@ -17,11 +17,13 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 from executorch.exir._serialize._program import deserialize_pte_binary
+from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.schema import KernelCall, Program
+from torch.export import ExportedProgram
 
 from ov_convert import Payload, PayloadError
 from ov_partition import frontend_converts
-from ov_runtime.facade.lowering import LoweredProgram
+from ov_runtime.facade.lowering import LoweredProgram, lower
 from ov_spec import BACKEND_ID
 
 
@@ -86,20 +88,28 @@ class ProgramReport:
         return "\n".join(lines)
 
 
-def inspect_program(program: LoweredProgram | bytes | str | Path) -> ProgramReport:
+def inspect_program(
+    program: LoweredProgram | ExportedProgram | bytes | str | Path,
+    compile_specs: Sequence[CompileSpec] | None = None,
+) -> ProgramReport:
     """Report the delegates of a program and what it leaves on the CPU.
 
     Args:
-        program: A program lowered with :func:`ov_runtime.lower` (its CPU nodes
-            come with the partitioner's reasons), or a ``.pte`` as bytes or a
-            path (its CPU kernels come with the reason the kernel's name gives:
-            the ops OpenVINO's frontend does not convert; the other reasons
-            depend on dtypes and arguments that only lowering sees).
+        program: An ``ExportedProgram``, lowered here with ``compile_specs``,
+            or a program lowered with :func:`ov_runtime.lower`: their CPU nodes
+            come with the partitioner's reasons. Or a ``.pte`` as bytes or a
+            path: its CPU kernels come with the reason the kernel's name gives
+            (the ops OpenVINO's frontend does not convert); the other reasons
+            depend on dtypes and arguments that only lowering sees.
+        compile_specs: The compile specs to lower an ``ExportedProgram`` with.
 
     Raises:
         OSError: The path cannot be read.
         ValueError: The bytes are not an ExecuTorch program.
+        CompileSpecError, ConversionError: Lowering an ``ExportedProgram`` failed.
     """
+    if isinstance(program, ExportedProgram):
+        program = lower(program, compile_specs=compile_specs)
     if isinstance(program, LoweredProgram):
         schema = program.program.executorch_program
         return ProgramReport(_delegates(schema), dict(program.rejections))

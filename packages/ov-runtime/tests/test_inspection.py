@@ -1,0 +1,53 @@
+import torch
+
+from ov_runtime import BACKEND_ID, compile_specs, inspect_program, lower
+
+
+class ScaleThenAtan2(torch.nn.Module):
+    def forward(self, x, y):
+        return torch.atan2(x * 2, y), x.shape[0] + 1
+
+
+def exported():
+    n = torch.export.Dim("n", max=16)
+    return torch.export.export(
+        ScaleThenAtan2(),
+        (torch.randn(4, 3), torch.randn(4, 3)),
+        dynamic_shapes=({0: n}, {0: n}),
+    )
+
+
+def test_an_exported_program_is_lowered_and_reported_with_reasons():
+    report = inspect_program(exported(), compile_specs(inference_precision="bf16"))
+    delegate = report.delegates[0]
+    assert delegate.backend_id == BACKEND_ID and delegate.payload_version == 2
+    assert (delegate.device, dict(delegate.properties)) == (
+        "CPU",
+        {"INFERENCE_PRECISION_HINT": "bf16"},
+    )
+    assert list(delegate.inputs) == ["tensor f32[?,3]", "tensor f32[?,3]"]
+    assert list(delegate.outputs) == ["tensor f32[?,3]", "scalar i64[]"]  # x.shape[0] + 1
+    assert "OpenVINO's PyTorch frontend does not convert aten.atan2.default" in (
+        report.cpu_nodes.values()
+    )
+
+
+def test_a_pte_reports_the_same_delegates_and_its_cpu_kernels():
+    lowered = lower(exported())
+    from_lowering = inspect_program(lowered)
+    from_pte = inspect_program(lowered.buffer)
+    assert from_pte.delegates == from_lowering.delegates
+    assert from_pte.cpu_nodes["aten::atan2.out x1"] == (
+        "OpenVINO's PyTorch frontend does not convert aten.atan2.default"
+    )
+    assert "delegate 0: OvExecutorchBackend" in from_pte.format()
+
+
+def test_a_delegate_of_another_backend_is_listed_without_a_payload_reading():
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    program = to_edge_transform_and_lower(exported(), partitioner=[XnnpackPartitioner()])
+    report = inspect_program(program.to_executorch().buffer)
+    assert report.delegates and report.delegates[0].backend_id == "XnnpackBackend"
+    assert report.delegates[0].payload_version is None
