@@ -26,7 +26,47 @@ std::string& last_error() {
   return error;
 }
 
+// Length of the valid UTF-8 sequence at text[i], or 0 when the bytes there are
+// not one (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF).
+size_t utf8_sequence(const std::string& text, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
+  if (length == 0 || lead > 0xF4 || i + length > text.size()) return 0;
+  for (size_t k = 1; k < length; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  }
+  unsigned char second = byte(i + 1);
+  if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second >= 0xA0) ||
+      (lead == 0xF0 && second < 0x90) || (lead == 0xF4 && second >= 0x90)) {
+    return 0;
+  }
+  return length;
+}
+
 }  // namespace
+
+std::string printable(const std::string& text) {
+  std::string result;
+  size_t i = 0;
+  while (i < text.size() && result.size() < kMaxMessageBytes) {
+    size_t length = utf8_sequence(text, i);
+    if (length == 0) {
+      char escaped[5];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", static_cast<unsigned char>(text[i]));
+      result += escaped;
+      i += 1;
+    } else {
+      result.append(text, i, length);
+      i += length;
+    }
+  }
+  if (i < text.size()) {
+    result += "... (" + std::to_string(text.size() - i) + " more bytes)";
+  }
+  return result;
+}
 
 void log_error(const char* format, ...) {
   va_list args;
@@ -38,6 +78,9 @@ void log_error(const char* format, ...) {
   std::string message(length > 0 ? static_cast<size_t>(length) : 0, '\0');
   if (length > 0) std::vsnprintf(message.data(), message.size() + 1, format, args);
   va_end(args);
+  // ExecuTorch's Python bindings abort on a log line that is not UTF-8, and
+  // OpenVINO quotes the text it failed on (an IR byte, a device string) verbatim.
+  message = printable(message);
   ET_LOG(Error, "OpenVINO: %s", message.c_str());
   std::lock_guard<std::mutex> lock(last_error_mutex());
   last_error() = std::move(message);

@@ -4,11 +4,21 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 namespace ov_executorch {
 
+// The most bytes of a message that are logged and kept.
+constexpr size_t kMaxMessageBytes = 4096;
+
+// `text` as valid UTF-8: each byte that does not start a valid sequence is
+// written as \xNN, and text past kMaxMessageBytes is cut with a note of how
+// much was left out.
+std::string printable(const std::string& text);
+
 // Logs "OpenVINO: <message>" as an ExecuTorch error and keeps the message as
-// the process's last backend error. printf-style.
+// the process's last backend error. printf-style; the message is made
+// printable() first.
 void log_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace ov_executorch

@@ -155,3 +155,36 @@ def test_backend_is_available_here():
     from ov_runtime import is_available
 
     assert is_available()
+
+
+@pytest.mark.parametrize(
+    ("original", "replacement", "shown"),
+    [
+        (b'type="Add"', b'type="A\xead"', "A\\xead"),
+        (b'type="Add"', b'type="\xc3\x28d"', "\\xc3(d"),  # a cut two-byte sequence
+        (b'type="Add"', b'type="\xed\xa0\x80"', "\\xed\\xa0\\x80"),  # a surrogate
+    ],
+    ids=["lone_byte", "cut_sequence", "surrogate"],
+)
+def test_bytes_that_are_not_utf8_in_the_ir_give_a_clean_error(
+    pte, tmp_path, original, replacement, shown
+):
+    # OpenVINO quotes the bad text; ExecuTorch's Python bindings abort on a log
+    # line that is not UTF-8, so the backend escapes it.
+    assert pte.count(original) == 1 and len(original) == len(replacement)
+    path = tmp_path / "bad.pte"
+    path.write_bytes(pte.replace(original, replacement))
+    result = run_in_subprocess(path)
+    assert result.returncode == 3, f"signal or crash: {result.returncode}\n{result.stderr}"
+    assert shown in result.stdout and shown in result.stderr
+
+
+def test_long_messages_are_cut_to_a_bounded_length(pte, tmp_path):
+    from ov_runtime import compile_specs
+
+    device = "GPU" + "X" * 10_000
+    lowered = lower(AddOne(), (torch.ones(2, 3),), compile_specs(device=device))
+    with pytest.raises(ExecutionError) as refused:
+        run(lowered.buffer, [torch.ones(2, 3)])
+    message = str(refused.value)
+    assert "more bytes)" in message and len(message) < 4096 + 500
