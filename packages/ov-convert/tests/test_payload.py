@@ -1,11 +1,13 @@
 import struct
 
 import pytest
+import xxhash
 
 from ov_convert import MAGIC, VERSION, Payload, PayloadError
 
+XML = b"<net>" + b" " * 300 + b"</net>"  # an IR is longer than the checksum's minimum
 PAYLOAD = Payload(
-    xml=b"<net/>",
+    xml=XML,
     weights=b"\x01\x02\x03",
     device="GPU.1",
     properties={"INFERENCE_PRECISION_HINT": "f16", "CACHE_DIR": "/tmp/c ache"},
@@ -26,7 +28,7 @@ def test_round_trip_and_aligned_weights():
 def test_header_records_its_own_size_and_the_sections_follow_it():
     data = PAYLOAD.to_bytes()
     version, header_size = struct.unpack_from("<II", data, 8)
-    assert (version, header_size) == (2, 80)
+    assert (version, header_size) == (2, 88)
     options_offset, options_size = struct.unpack_from("<QQ", data, 16)
     assert options_offset == header_size
     options = data[options_offset : options_offset + options_size]
@@ -36,7 +38,7 @@ def test_header_records_its_own_size_and_the_sections_follow_it():
 
 
 def test_a_device_without_properties_round_trips():
-    payload = Payload(xml=b"<net/>", weights=b"", device="CPU")
+    payload = Payload(xml=XML, weights=b"", device="CPU")
     assert Payload.from_bytes(payload.to_bytes()) == payload
 
 
@@ -63,7 +65,7 @@ def test_version_1_is_refused_with_what_to_do():
         Payload.from_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("keep", [0, 10, 79])
+@pytest.mark.parametrize("keep", [0, 10, 87])
 def test_shorter_than_the_header(keep):
     data = PAYLOAD.to_bytes()[:keep]
     with pytest.raises(PayloadError, match="header"):
@@ -76,12 +78,60 @@ def test_truncated_weights():
         Payload.from_bytes(data[:-1])
 
 
+def with_checksum(data: bytearray) -> bytes:
+    """The bytes with the checksum of what follows the header recomputed."""
+    struct.pack_into("<Q", data, 80, xxhash.xxh3_64_intdigest(bytes(data[88:])))
+    return bytes(data)
+
+
 def test_options_without_their_last_nul_are_refused():
     data = bytearray(PAYLOAD.to_bytes())
-    options_size = struct.unpack_from("<Q", data, 24)[0]
-    struct.pack_into("<Q", data, 24, options_size - 1)
+    signature_offset = struct.unpack_from("<Q", data, 32)[0]
+    data[signature_offset - 1] = ord("x")  # the last NUL of the options
     with pytest.raises(PayloadError, match="NUL-terminated"):
+        Payload.from_bytes(with_checksum(data))
+
+
+@pytest.mark.parametrize(
+    ("field", "delta", "reason"),
+    [
+        (16, 1, "options section starts at 89; this release writes it at 88"),
+        (24, 1, "signature section starts at"),
+        (32, -1, "signature section starts at"),
+        (48, 8, "xml section starts at"),
+        (64, 64, "weights section starts at"),
+        (72, -1, "weights section ends at"),
+        (72, 1, "weights section ends at"),
+        (12, 8, "options section starts at 88; this release writes it at 96"),
+    ],
+)
+def test_any_layout_but_the_written_one_is_refused(field, delta, reason):
+    data = bytearray(PAYLOAD.to_bytes())
+    value = struct.unpack_from("<Q" if field != 12 else "<I", data, field)[0]
+    struct.pack_into("<Q" if field != 12 else "<I", data, field, value + delta)
+    with pytest.raises(PayloadError, match=reason):
+        Payload.from_bytes(with_checksum(data))
+
+
+def test_padding_before_the_weights_must_be_zero():
+    data = bytearray(PAYLOAD.to_bytes())
+    xml_offset, xml_size = struct.unpack_from("<QQ", data, 48)
+    data[xml_offset + xml_size] = 1
+    with pytest.raises(PayloadError, match="padding"):
+        Payload.from_bytes(with_checksum(data))
+
+
+@pytest.mark.parametrize("position", [100, 200, -1], ids=["options", "xml", "weights"])
+def test_a_flipped_bit_after_the_header_fails_the_checksum(position):
+    data = bytearray(PAYLOAD.to_bytes())
+    data[position] ^= 0x10
+    with pytest.raises(PayloadError, match="checksum does not match"):
         Payload.from_bytes(bytes(data))
+
+
+def test_an_ir_shorter_than_any_model_is_refused():
+    with pytest.raises(PayloadError, match="an IR has more"):
+        Payload(xml=b"<net/>", weights=b"", device="CPU").to_bytes()
 
 
 @pytest.mark.parametrize(
@@ -89,6 +139,6 @@ def test_options_without_their_last_nul_are_refused():
     [("device", "C\0PU"), ("properties", {"K": "v\0"}), ("inputs", "TX")],
 )
 def test_values_the_layout_cannot_carry_are_refused(field, value):
-    arguments = {"xml": b"<net/>", "weights": b"", "device": "CPU", field: value}
+    arguments = {"xml": XML, "weights": b"", "device": "CPU", field: value}
     with pytest.raises(PayloadError):
         Payload(**arguments)

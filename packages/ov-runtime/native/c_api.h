@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #define OV_EXECUTORCH_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -20,6 +21,11 @@ OV_EXECUTORCH_EXPORT const char* ov_executorch_registration_error();
 // "" for a dtype a delegate does not take. Lets a test check this library's
 // mapping against ov_spec's dtype table.
 OV_EXECUTORCH_EXPORT const char* ov_executorch_element_type(int scalar_type);
+
+// The payload checksum (XXH3-64) of `size` bytes at `data`, as the runtime
+// verifies it; 0 when `size` is below the 241 bytes it takes. Lets a test check
+// it against the xxhash package, and a benchmark time it.
+OV_EXECUTORCH_EXPORT uint64_t ov_executorch_checksum(const uint8_t* data, size_t size);
 
 // The record of the index-th delegate compiled in this process ("device=CPU
 // INFERENCE_PRECISION_HINT=f32"); -1 when fewer delegates were compiled.

@@ -1,5 +1,7 @@
 #include "delegate.h"
 
+#include <functional>
+#include <future>
 #include <memory>
 #include <new>
 #include <string>
@@ -43,8 +45,19 @@ Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& proc
               api.describe(status).c_str());
     return Error::DelegateInvalidCompatibility;
   }
+  // The checksum is verified while OpenVINO compiles, so that it adds little
+  // to the load; a mismatch refuses the delegate all the same, and explains a
+  // compile failure that corrupt bytes caused.
+  std::string corrupt;
+  std::future<bool> intact = std::async(std::launch::async, verify_checksum, std::cref(payload),
+                                        &corrupt);
   std::string error;
-  if (!compile_payload(api, payload, delegate->weights_, &delegate->compiled_, &error)) {
+  bool compiled = compile_payload(api, payload, delegate->weights_, &delegate->compiled_, &error);
+  if (!intact.get()) {
+    log_error("cannot read the delegate payload: %s", corrupt.c_str());
+    return Error::DelegateInvalidCompatibility;
+  }
+  if (!compiled) {
     log_error("%s", error.c_str());
     return Error::DelegateInvalidCompatibility;
   }

@@ -2,12 +2,14 @@
 
 #include <cstring>
 
+#include "checksum.h"
+
 namespace ov_executorch {
 namespace {
 
 constexpr char kMagic[8] = {'O', 'V', 'E', 'X', 'I', 'R', '\0', '\0'};
 constexpr uint32_t kVersion = 2;
-constexpr size_t kHeaderSize = 80;
+constexpr size_t kHeaderSize = 88;
 
 template <typename T>
 T read_le(const uint8_t* bytes) {
@@ -23,19 +25,42 @@ struct Section {
   size_t size;
 };
 
-// Reads the (offset, size) pair at `field` of the header; false when the
-// section ends past the buffer (overflow-safe).
-bool read_section(const uint8_t* bytes, size_t total, size_t field, const char* name,
-                  Section* section, std::string* error) {
-  uint64_t offset = read_le<uint64_t>(bytes + field);
-  uint64_t size = read_le<uint64_t>(bytes + field + 8);
-  if (offset > total || size > total - offset) {
-    *error = std::string("payload ") + name + " [" + std::to_string(offset) + ", +" +
-        std::to_string(size) + ") ends past the " + std::to_string(total) +
-        " bytes given (truncated?)";
+constexpr const char* kSectionNames[4] = {"options", "signature", "xml", "weights"};
+constexpr size_t kWeightsAlignment = 64;
+
+// Checks that the sections lie exactly where ov_convert.payload writes them:
+// one after the other from the end of the header, the weights at the next
+// 64-byte boundary after the XML (zero padding between) and ending where the
+// payload ends. Overflow-safe: every section is checked to end inside the
+// buffer before the next offset is derived from it.
+bool read_sections(const uint8_t* bytes, size_t total, size_t header_size, Section* sections,
+                   std::string* error) {
+  uint64_t expected = header_size;
+  for (size_t i = 0; i < 4; ++i) {
+    if (i == 3) expected += (kWeightsAlignment - expected % kWeightsAlignment) % kWeightsAlignment;
+    uint64_t offset = read_le<uint64_t>(bytes + 16 + 16 * i);
+    uint64_t size = read_le<uint64_t>(bytes + 24 + 16 * i);
+    if (offset != expected || offset > total || size > total - offset) {
+      *error = std::string("payload ") + kSectionNames[i] + " section [" +
+          std::to_string(offset) + ", +" + std::to_string(size) +
+          ") is not where this release writes it (offset " + std::to_string(expected) +
+          ", inside the " + std::to_string(total) + " bytes given)";
+      return false;
+    }
+    sections[i] = {bytes + offset, static_cast<size_t>(size)};
+    expected = offset + size;
+  }
+  if (expected != total) {
+    *error = "payload weights section ends at " + std::to_string(expected) +
+        ", not at the payload's end (" + std::to_string(total) + " bytes)";
     return false;
   }
-  *section = {bytes + offset, static_cast<size_t>(size)};
+  for (const uint8_t* pad = sections[2].data + sections[2].size; pad < sections[3].data; ++pad) {
+    if (*pad != 0) {
+      *error = "payload padding before the weights is not zero";
+      return false;
+    }
+  }
   return true;
 }
 
@@ -105,13 +130,16 @@ bool parse_payload(const void* data, size_t size, PayloadView* view, std::string
         std::to_string(kHeaderSize) + " to " + std::to_string(size) + " (the bytes given)";
     return false;
   }
-  Section options{}, signature{}, xml{}, weights{};
-  if (!read_section(bytes, size, 16, "options", &options, error) ||
-      !read_section(bytes, size, 32, "signature", &signature, error) ||
-      !read_section(bytes, size, 48, "model XML", &xml, error) ||
-      !read_section(bytes, size, 64, "weights", &weights, error)) {
+  Section sections[4]{};
+  if (!read_sections(bytes, size, header_size, sections, error)) return false;
+  const auto& [options, signature, xml, weights] = sections;
+  if (size - header_size < kMinChecksummedBytes) {
+    *error = "payload has " + std::to_string(size - header_size) + " bytes after its header";
     return false;
   }
+  view->body = bytes + header_size;
+  view->body_size = size - header_size;
+  view->checksum = read_le<uint64_t>(bytes + 80);
   if (xml.size == 0) {
     *error = "payload model XML is empty";
     return false;
@@ -124,6 +152,12 @@ bool parse_payload(const void* data, size_t size, PayloadView* view, std::string
   view->weights = weights.data;
   view->weights_size = weights.size;
   return true;
+}
+
+bool verify_checksum(const PayloadView& payload, std::string* error) {
+  if (checksum(payload.body, payload.body_size) == payload.checksum) return true;
+  *error = "payload checksum does not match its bytes: the payload is corrupt";
+  return false;
 }
 
 }  // namespace ov_executorch

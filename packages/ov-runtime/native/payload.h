@@ -21,14 +21,22 @@ struct PayloadView {
   size_t xml_size = 0;
   const uint8_t* weights = nullptr;
   size_t weights_size = 0;
+  // The checksummed bytes (all after the header) and the checksum recorded for them.
+  const uint8_t* body = nullptr;
+  size_t body_size = 0;
+  uint64_t checksum = 0;
 };
 
 constexpr char kTensorArgument = 'T';
 constexpr char kScalarArgument = 'S';
 
 // Parses `size` bytes at `data`. Returns false and sets *error on a short
-// buffer, a wrong magic or version, sections outside the buffer, or options
-// and a signature that do not parse.
+// buffer, a wrong magic or version, sections anywhere but where
+// ov_convert.payload writes them, or options and a signature that do not parse.
+// Does not verify the checksum: see verify_checksum.
 bool parse_payload(const void* data, size_t size, PayloadView* view, std::string* error);
+
+// Whether the payload's bytes match its recorded checksum; sets *error if not.
+bool verify_checksum(const PayloadView& payload, std::string* error);
 
 }  // namespace ov_executorch

@@ -94,3 +94,19 @@ def test_load_backend_raises_with_the_reason_when_the_name_is_taken(tmp_path):
     assert result.returncode == 0, result.stderr
     assert f"refused: the {BACKEND_ID} backend did not register" in result.stdout
     assert "another library registered a backend of that name first" in result.stdout
+
+
+def test_the_native_checksum_is_xxh3_64_for_every_length_it_takes():
+    import random
+
+    import xxhash
+
+    from ov_runtime.native import native_checksum
+
+    generator = random.Random(0)
+    lengths = [241, 255, 256, 1023, 1024, 1025, 2047, 2048, 2049, 4096 + 17, 1 << 20]
+    lengths += [generator.randrange(241, 100_000) for _ in range(40)]
+    for length in lengths:
+        data = generator.randbytes(length)
+        assert native_checksum(data) == xxhash.xxh3_64_intdigest(data), length
+    assert native_checksum(b"x" * 240) == 0

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 import torch
+import xxhash
 
 from ov_convert import MAGIC
 from ov_runtime import ExecutionError, lower, run
@@ -44,12 +45,23 @@ def run_in_subprocess(path, env=None):
     )
 
 
-def patched(pte: bytes, offset: int, value: bytes) -> bytes:
+def with_checksum(pte: bytes) -> bytes:
+    """The program with its payload's checksum recomputed, so that only what a change breaks is refused."""
+    start = pte.index(MAGIC)
+    data = bytearray(pte)
+    weights_offset, weights_size = struct.unpack_from("<QQ", data, start + 64)
+    body = bytes(data[start + 88 : start + weights_offset + weights_size])
+    struct.pack_into("<Q", data, start + 80, xxhash.xxh3_64_intdigest(body))
+    return bytes(data)
+
+
+def patched(pte: bytes, offset: int, value: bytes, *, checksum: bool = False) -> bytes:
+    """The program with ``value`` written at ``offset`` of its payload (and its checksum made to match)."""
     start = pte.index(MAGIC)
     assert pte.count(MAGIC) == 1
     data = bytearray(pte)
     data[start + offset : start + offset + len(value)] = value
-    return bytes(data)
+    return with_checksum(bytes(data)) if checksum else bytes(data)
 
 
 def run_refused(data: bytes, capfd) -> tuple[str, str]:
@@ -78,24 +90,28 @@ def test_the_untouched_program_runs(pte, tmp_path):
             "version is 1; this runtime reads version 2; lower the program again",
         ),
         (12, struct.pack("<I", 40), "header_size is 40"),
-        (24, struct.pack("<Q", 1 << 40), "payload options"),
-        (40, struct.pack("<Q", 1 << 40), "payload signature"),
-        (56, struct.pack("<Q", 1 << 40), "model XML"),
-        (72, struct.pack("<Q", 1 << 40), "payload weights"),
-        (48, struct.pack("<Q", (1 << 64) - 8), "model XML"),
-        (24, struct.pack("<Q", 2), "NUL-terminated strings"),
+        (12, struct.pack("<I", 96), "payload options section [88, +"),
+        (24, struct.pack("<Q", 1 << 40), "payload options section [88, +1099511627776)"),
+        (40, struct.pack("<Q", 1 << 40), "payload signature section"),
+        (56, struct.pack("<Q", 1 << 40), "payload xml section"),
+        (72, struct.pack("<Q", 1 << 40), "payload weights section"),
+        (72, struct.pack("<Q", 0), "payload weights section ends at"),
+        (48, struct.pack("<Q", (1 << 64) - 8), "payload xml section [18446744073709551608"),
+        (80, struct.pack("<Q", 12345), "checksum does not match its bytes"),
     ],
     ids=[
         "magic",
         "version",
         "version_1",
-        "header_size",
+        "header_too_small",
+        "header_grown",
         "options_past_end",
         "signature_past_end",
         "xml_past_end",
         "weights_past_end",
+        "weights_short_of_end",
         "offset_overflow",
-        "options_cut",
+        "checksum",
     ],
 )
 def test_payload_that_is_not_ours_fails_init_with_a_logged_reason(
@@ -104,6 +120,25 @@ def test_payload_that_is_not_ours_fails_init_with_a_logged_reason(
     error, log = run_refused(patched(pte, offset, value), capfd)
     assert "OpenVINO delegate: cannot read the delegate payload" in error
     assert reason in error and reason in log
+
+
+@pytest.mark.parametrize(("section", "field"), [("xml", 48), ("weights", 64)])
+def test_a_flipped_bit_is_refused_by_the_checksum(pte, capfd, section, field):
+    start = pte.index(MAGIC)
+    offset, size = struct.unpack_from("<QQ", pte, start + field)
+    assert size > 0
+    data = bytearray(pte)
+    data[start + offset + size // 2] ^= 0x04
+    error, log = run_refused(bytes(data), capfd)
+    assert "checksum does not match its bytes: the payload is corrupt" in error
+    assert "checksum does not match" in log
+
+
+def test_options_that_do_not_parse_are_refused(pte, capfd):
+    # The options' last NUL overwritten, the checksum made to match.
+    error, log = run_refused(patched(pte, signature_offset(pte) - 1, b"x", checksum=True), capfd)
+    assert "payload options are not a device and key/value pairs" in error
+    assert "payload options are not" in log
 
 
 def signature_offset(pte: bytes) -> int:
@@ -122,7 +157,7 @@ def signature_offset(pte: bytes) -> int:
     ids=["unknown_letter", "scalar_input", "scalar_output"],
 )
 def test_signature_that_disagrees_with_the_program_is_refused(pte, capfd, letters, reason):
-    error, log = run_refused(patched(pte, signature_offset(pte), letters), capfd)
+    error, log = run_refused(patched(pte, signature_offset(pte), letters, checksum=True), capfd)
     assert reason in error and reason in log
 
 
@@ -173,7 +208,7 @@ def test_bytes_that_are_not_utf8_in_the_ir_give_a_clean_error(
     # line that is not UTF-8, so the backend escapes it.
     assert pte.count(original) == 1 and len(original) == len(replacement)
     path = tmp_path / "bad.pte"
-    path.write_bytes(pte.replace(original, replacement))
+    path.write_bytes(with_checksum(pte.replace(original, replacement)))
     result = run_in_subprocess(path)
     assert result.returncode == 3, f"signal or crash: {result.returncode}\n{result.stderr}"
     assert shown in result.stdout and shown in result.stderr

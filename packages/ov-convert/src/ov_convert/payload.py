@@ -6,7 +6,7 @@ same layout in ``native/payload.cpp``)::
     offset  size  field
     0       8     magic  b"OVEXIR\0\0"
     8       4     version (uint32), 2
-    12      4     header_size (uint32): bytes of this header, 80; a later
+    12      4     header_size (uint32): bytes of this header, 88; a later
                   release may append fields and make it larger
     16      8     options_offset (uint64)    the device and OpenVINO properties
     24      8     options_size (uint64)
@@ -16,8 +16,12 @@ same layout in ``native/payload.cpp``)::
     56      8     xml_size (uint64)
     64      8     weights_offset (uint64)    OpenVINO .bin weights, 64-byte aligned
     72      8     weights_size (uint64)
+    80      8     checksum (uint64): XXH3-64 (the ``xxhash`` package's
+                  ``xxh3_64``, seed 0) of every byte after the header
 
-Sections, in this order after the header:
+Sections, in this order after the header, with nothing between them but the
+weights' zero padding, and the weights ending where the payload ends (readers
+accept this layout and no other):
 
 * options: NUL-terminated UTF-8 strings, the device first, then a key and a
   value for each OpenVINO property (``CPU\0INFERENCE_PRECISION_HINT\0f32\0``).
@@ -42,11 +46,13 @@ import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import xxhash
+
 from ov_convert.exceptions import PayloadError
 
 MAGIC = b"OVEXIR\0\0"
 VERSION = 2
-HEADER = struct.Struct("<8sII8Q")
+HEADER = struct.Struct("<8sII9Q")
 WEIGHTS_ALIGNMENT = 64
 TENSOR = "T"
 SCALAR = "S"
@@ -88,22 +94,15 @@ class Payload:
         strings = [self.device, *(s for pair in self.properties.items() for s in pair)]
         options = b"".join(s.encode("utf-8") + b"\0" for s in strings)
         signature = f"{self.inputs}/{self.outputs}".encode("ascii")
-        options_offset = HEADER.size
-        signature_offset = options_offset + len(options)
-        xml_offset = signature_offset + len(signature)
-        end_of_xml = xml_offset + len(self.xml)
-        weights_offset = -(-end_of_xml // WEIGHTS_ALIGNMENT) * WEIGHTS_ALIGNMENT
-        header = HEADER.pack(
-            MAGIC,
-            VERSION,
-            HEADER.size,
-            *(options_offset, len(options)),
-            *(signature_offset, len(signature)),
-            *(xml_offset, len(self.xml)),
-            *(weights_offset, len(self.weights)),
-        )
-        padding = b"\0" * (weights_offset - end_of_xml)
-        return header + options + signature + self.xml + padding + self.weights
+        sections = (options, signature, self.xml, self.weights)
+        offsets = _offsets(HEADER.size, [len(section) for section in sections])
+        padding = b"\0" * (offsets[-1] - offsets[-2] - len(self.xml))
+        body = options + signature + self.xml + padding + self.weights
+        if len(body) < MIN_CHECKSUMMED:
+            raise PayloadError(f"payload of {len(body)} bytes after its header; an IR has more")
+        fields = [value for pair in zip(offsets, map(len, sections), strict=True) for value in pair]
+        header = HEADER.pack(MAGIC, VERSION, HEADER.size, *fields, xxhash.xxh3_64_intdigest(body))
+        return header + body
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Payload:
@@ -111,14 +110,15 @@ class Payload:
 
         Raises:
             PayloadError: The bytes are shorter than the header, carry another
-                magic or version, name sections outside the buffer, or hold
-                options or a signature that do not parse.
+                magic or version, lay their sections out otherwise than
+                :meth:`to_bytes` does, fail the checksum, or hold options or a
+                signature that do not parse.
         """
         if len(data) < HEADER.size:
             raise PayloadError(
                 f"payload has {len(data)} bytes; the header alone needs {HEADER.size}"
             )
-        magic, version, header_size, *sections = HEADER.unpack_from(data)
+        magic, version, header_size, *fields, checksum = HEADER.unpack_from(data)
         if magic != MAGIC:
             raise PayloadError(f"payload magic is {magic!r}; expected {MAGIC!r}")
         if version != VERSION:
@@ -126,11 +126,18 @@ class Payload:
                 f"payload version is {version}; this release reads version {VERSION}"
                 + ("; lower the program again with this release" if version < VERSION else "")
             )
-        if header_size < HEADER.size:
-            raise PayloadError(f"payload header_size is {header_size}; expected {HEADER.size}")
+        if not HEADER.size <= header_size <= len(data):
+            raise PayloadError(
+                f"payload header_size is {header_size}; expected {HEADER.size} to {len(data)}"
+            )
+        _check_layout(data, header_size, fields)
+        if len(data) - header_size < MIN_CHECKSUMMED:
+            raise PayloadError(f"payload has {len(data) - header_size} bytes after its header")
+        if xxhash.xxh3_64_intdigest(memoryview(data)[header_size:]) != checksum:
+            raise PayloadError("payload checksum does not match its bytes: the payload is corrupt")
         options, signature, xml, weights = (
-            _section(data, name, sections[2 * i], sections[2 * i + 1])
-            for i, name in enumerate(("options", "signature", "xml", "weights"))
+            data[offset : offset + size]
+            for offset, size in zip(fields[::2], fields[1::2], strict=True)
         )
         strings = options.split(b"\0")
         if not options.endswith(b"\0") or len(strings) % 2:
@@ -151,10 +158,37 @@ class Payload:
         )
 
 
-def _section(data: bytes, name: str, offset: int, size: int) -> bytes:
-    if offset + size > len(data):
+MIN_CHECKSUMMED = 241
+"""The fewest bytes after the header; the runtime's checksum takes no fewer (an IR has more)."""
+
+_SECTIONS = ("options", "signature", "xml", "weights")
+
+
+def _offsets(start: int, sizes: list[int]) -> list[int]:
+    """Where each section starts: one after the other from ``start``, the weights 64-byte aligned."""
+    offsets = []
+    for name, size in zip(_SECTIONS, sizes, strict=True):
+        if name == "weights":
+            start += -start % WEIGHTS_ALIGNMENT
+        offsets.append(start)
+        start += size
+    return offsets
+
+
+def _check_layout(data: bytes, header_size: int, fields: list[int]) -> None:
+    """Refuse any layout but the one :meth:`Payload.to_bytes` writes."""
+    offsets, sizes = fields[::2], fields[1::2]
+    for name, offset, expected in zip(
+        _SECTIONS, offsets, _offsets(header_size, sizes), strict=True
+    ):
+        if offset != expected:
+            raise PayloadError(
+                f"payload {name} section starts at {offset}; this release writes it at {expected}"
+            )
+    end = offsets[-1] + sizes[-1]
+    if end != len(data):
         raise PayloadError(
-            f"payload {name} section [{offset}, {offset + size}) ends past the "
-            f"{len(data)} bytes given"
+            f"payload weights section ends at {end}, not at the payload's end ({len(data)} bytes)"
         )
-    return data[offset : offset + size]
+    if any(data[offsets[2] + sizes[2] : offsets[3]]):
+        raise PayloadError("payload padding before the weights is not zero")

@@ -54,6 +54,8 @@ def _library() -> ctypes.CDLL:
         ctypes.c_size_t,
     ]
     library.ov_executorch_take_last_error.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    library.ov_executorch_checksum.restype = ctypes.c_uint64
+    library.ov_executorch_checksum.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     logger.debug("loaded the %s backend from %s", BACKEND_ID, path)
     return library
 
@@ -145,6 +147,15 @@ def native_element_type(scalar_type: int) -> str:
     with ``ov_spec.DELEGATE_DTYPES``.
     """
     return _text(load_backend().ov_executorch_element_type(scalar_type))
+
+
+def native_checksum(data: bytes) -> int:
+    """The payload checksum the native runtime computes over ``data`` (XXH3-64).
+
+    0 for fewer than 241 bytes, which it does not take. Equal to the
+    ``xxhash`` package's ``xxh3_64_intdigest``, which lowering writes.
+    """
+    return int(load_backend().ov_executorch_checksum(data, len(data)))
 
 
 def _text(value: bytes | None) -> str:
