@@ -27,8 +27,8 @@ OV_EXECUTORCH_EXPORT const char* ov_executorch_element_type(int scalar_type);
 // it against the xxhash package, and a benchmark time it.
 OV_EXECUTORCH_EXPORT uint64_t ov_executorch_checksum(const uint8_t* data, size_t size);
 
-// The record of the index-th delegate compiled in this process ("device=CPU
-// INFERENCE_PRECISION_HINT=f32"); -1 when fewer delegates were compiled.
+// The record of the index-th delegate alive in this process, oldest first
+// ("device=CPU INFERENCE_PRECISION_HINT=f32"); -1 when fewer are alive.
 OV_EXECUTORCH_EXPORT long ov_executorch_compiled_delegate(size_t index, char* buffer, size_t size);
 
 // The last backend error of this process, cleared when it fits in `buffer`;

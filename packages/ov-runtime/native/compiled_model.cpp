@@ -33,6 +33,18 @@ ov_status_e compile_with_args(const OpenvinoApi& api, const ov_model_t* model, c
   }
 }
 
+// "CPU, GPU.0": the devices OpenVINO finds in this process.
+std::string available_devices(const OpenvinoApi& api) {
+  ov_available_devices_t devices{};
+  if (api.ov_core_get_available_devices(openvino_core(), &devices) != OK) return "unknown";
+  std::string names;
+  for (size_t i = 0; i < devices.size; ++i) {
+    names += (i ? ", " : "") + std::string(devices.devices[i]);
+  }
+  api.ov_available_devices_free(&devices);
+  return names.empty() ? "none" : names;
+}
+
 }  // namespace
 
 bool compile_payload(const OpenvinoApi& api, const PayloadView& payload, ov_tensor_t* weights,
@@ -57,8 +69,9 @@ bool compile_payload(const OpenvinoApi& api, const PayloadView& payload, ov_tens
   status = compile_with_args(api, model, payload.device.c_str(), args, compiled);
   api.ov_model_free(model);
   if (status != OK) {
-    *error = "cannot compile the model for device '" + payload.device + "': " +
-        api.describe(status);
+    std::string reason = api.describe(status);  // before another call replaces OpenVINO's message
+    *error = "cannot compile the model for device '" + payload.device + "': " + reason +
+        " (devices available here: " + available_devices(api) + ")";
     return false;
   }
   return true;

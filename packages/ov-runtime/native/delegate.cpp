@@ -22,6 +22,7 @@ Delegate::Delegate(const OpenvinoApi& api, FreeableBuffer&& processed)
     : api_(api), processed_(std::move(processed)) {}
 
 Delegate::~Delegate() {
+  if (record_) forget_compiled(record_);
   if (request_) api_.ov_infer_request_free(request_);
   if (compiled_) api_.ov_compiled_model_free(compiled_);
   if (weights_) api_.ov_tensor_free(weights_);
@@ -61,7 +62,7 @@ Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& proc
     log_error("%s", error.c_str());
     return Error::DelegateInvalidCompatibility;
   }
-  record_compiled(describe_compiled(api, payload, delegate->compiled_));
+  delegate->record_ = record_compiled(describe_compiled(api, payload, delegate->compiled_));
   status = api.ov_compiled_model_create_infer_request(delegate->compiled_, &delegate->request_);
   if (status != OK) {
     log_error("cannot create an infer request: %s", api.describe(status).c_str());

@@ -8,6 +8,7 @@
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/span.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "binding.h"
@@ -45,6 +46,7 @@ class Delegate {
   ov_tensor_t* weights_ = nullptr;
   ov_compiled_model_t* compiled_ = nullptr;
   ov_infer_request_t* request_ = nullptr;
+  uint64_t record_ = 0;  // its entry among the compiled delegates (compiled_records.h)
   std::vector<Argument> inputs_;
   std::vector<Argument> outputs_;
 };

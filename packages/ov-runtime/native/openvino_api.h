@@ -17,6 +17,8 @@ struct OpenvinoApi {
   X(ov_core_free)                               \
   X(ov_core_read_model_from_memory_buffer)      \
   X(ov_core_compile_model)                      \
+  X(ov_core_get_available_devices)              \
+  X(ov_available_devices_free)                  \
   X(ov_model_free)                              \
   X(ov_compiled_model_inputs_size)              \
   X(ov_compiled_model_outputs_size)             \

@@ -1,5 +1,6 @@
 """Float32 by default on CPU, an explicit precision honoured, read back from the compiled delegate."""
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ def addmm_inputs():
 
 def run_and_read_precision(specs, inputs):
     program = load_program(lower(Addmm(), inputs, specs).buffer)
+    gc.collect()  # programs of earlier tests go, and their delegates' records with them
     before = len(compiled_delegates())
     output = run(program, inputs)[0]
     records = compiled_delegates()
@@ -128,3 +130,14 @@ def test_more_properties_than_the_runtime_applies_are_refused(monkeypatch):
     with_extra_properties(monkeypatch, {f"KEY_{i}": "1" for i in range(16)})
     with pytest.raises(ExecutionError, match=r"carries 17 OpenVINO properties; .* at most 16"):
         run_and_read_precision(None, addmm_inputs())
+
+
+def test_a_record_goes_when_its_delegate_is_destroyed():
+    gc.collect()
+    before = compiled_delegates()
+    program = load_program(lower(Addmm(), addmm_inputs()).buffer)
+    run(program, addmm_inputs())
+    assert len(compiled_delegates()) == len(before) + 1
+    del program
+    gc.collect()
+    assert compiled_delegates() == before

@@ -181,3 +181,15 @@ def test_dtype_table_names_each_dtype_once_and_delegates_all_but_float64():
         values = [getattr(dtype, attribute) for dtype in DTYPES]
         assert len(values) == len(set(values)), attribute
     assert {d.torch_name for d in DTYPES} - {d.torch_name for d in DELEGATE_DTYPES} == {"float64"}
+
+
+def test_a_cache_dir_that_is_a_file_is_refused(tmp_path):
+    path = tmp_path / "cache"
+    path.write_text("not a folder")
+    with pytest.raises(CompileSpecError, match=r"'cache_dir' names .*exists and is not a folder"):
+        parse(("cache_dir", str(path).encode()))
+    assert parse(("cache_dir", str(tmp_path / "new").encode())).cache_dir == str(tmp_path / "new")
+
+
+def test_an_empty_device_means_the_default():
+    assert OpenvinoOptions.from_mapping({"device": ""}).device == "CPU"

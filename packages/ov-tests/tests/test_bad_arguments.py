@@ -126,5 +126,6 @@ def test_a_missing_device_is_named_in_the_python_error():
     lowered = lower(Affine(), (torch.randn(2, 3),), compile_specs(device="TEMPLATE"))
     with pytest.raises(
         ExecutionError, match="OpenVINO delegate: cannot compile the model for device 'TEMPLATE'"
-    ):
+    ) as refused:
         run(lowered.buffer, [torch.randn(2, 3)])
+    assert "(devices available here: CPU" in str(refused.value)

@@ -112,7 +112,10 @@ def is_available() -> bool:
 
 
 def compiled_delegates() -> list[dict[str, str]]:
-    """Return what each delegate compiled in this process was compiled with, oldest first.
+    """Return what each delegate alive in this process was compiled with, oldest first.
+
+    A delegate is alive from the loading of its method until ExecuTorch
+    destroys it (when the method and its program are freed).
 
     Each entry maps ``device`` to the device string and each OpenVINO
     property the delegate set, plus ``INFERENCE_PRECISION_HINT``, to the value
