@@ -128,12 +128,12 @@ class OpenvinoOptions:
                 f"compile spec {INFERENCE_PRECISION!r} has the value "
                 f"{self.inference_precision!r}; expected one of {', '.join(PRECISIONS)}"
             )
-        if self.cache_dir is not None and os.path.exists(self.cache_dir):
-            if not os.path.isdir(self.cache_dir):
-                raise CompileSpecError(
-                    f"compile spec {CACHE_DIR!r} names {self.cache_dir!r}, which exists and is "
-                    "not a folder; give a folder (OpenVINO creates it if it is missing)"
-                )
+        cache_dir = self.cache_dir
+        if cache_dir is not None and os.path.exists(cache_dir) and not os.path.isdir(cache_dir):
+            raise CompileSpecError(
+                f"compile spec {CACHE_DIR!r} names {cache_dir!r}, which exists and is not a "
+                "folder; give a folder (OpenVINO creates it if it is missing)"
+            )
 
     @property
     def effective_precision(self) -> str | None:
