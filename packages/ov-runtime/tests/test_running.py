@@ -1,7 +1,10 @@
+import subprocess
+import sys
+
 import pytest
 import torch
 
-from ov_runtime import ExecutionError, load_program, lower, run
+from ov_runtime import ExecutionError, LoadedProgram, load_program, lower, run
 
 
 class Add(torch.nn.Module):
@@ -9,9 +12,21 @@ class Add(torch.nn.Module):
         return a + b
 
 
+class Double(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
 @pytest.fixture(scope="module")
 def program():
     return load_program(lower(Add(), (torch.ones(2, 3), torch.ones(2, 3))).buffer)
+
+
+@pytest.fixture(scope="module")
+def bounded():
+    rows = torch.export.Dim("rows", max=32)
+    lowered = lower(Double(), (torch.ones(4, 3),), dynamic_shapes=({0: rows},))
+    return load_program(lowered.buffer)
 
 
 def test_wrong_dtype_names_the_input(program):
@@ -31,7 +46,84 @@ def test_wrong_count_names_both_counts(program):
         run(program, [torch.ones(2, 3)])
 
 
+def test_a_static_shape_must_match_exactly(program):
+    with pytest.raises(
+        ExecutionError,
+        match=r"input 1 has shape \(2, 2\); the method takes the static shape \(2, 3\) "
+        r"\(dimension 1 is 2, not 3\)",
+    ):
+        run(program, [torch.ones(2, 3), torch.ones(2, 2)])
+
+
+def test_a_dynamic_dimension_past_its_bound_is_named(bounded):
+    with pytest.raises(
+        ExecutionError,
+        match=r"input 0 has shape \(33, 3\); dimension 0 is 33, past its bound of 32",
+    ):
+        run(bounded, [torch.ones(33, 3)])
+    assert torch.equal(run(bounded, [torch.ones(32, 3)])[0], torch.full((32, 3), 2.0))
+    assert run(bounded, [torch.ones(0, 3)])[0].shape == (0, 3)
+
+
+def test_one_tensor_is_taken_for_a_method_of_one_input(bounded):
+    assert torch.equal(run(bounded, torch.ones(5, 3))[0], torch.full((5, 3), 2.0))
+
+
+def test_one_tensor_for_a_method_of_two_inputs_says_how_to_pass_them(program):
+    with pytest.raises(ExecutionError, match="takes 2 inputs; one tensor was given"):
+        run(program, torch.ones(2, 3))
+
+
+@pytest.mark.parametrize("inputs", [None, 3, "x", b"x"], ids=repr)
+def test_inputs_that_are_not_a_sequence_are_a_type_error(program, inputs):
+    with pytest.raises(TypeError, match=r"are a sequence \(list or tuple\).*got"):
+        run(program, inputs)
+
+
+def test_a_number_where_a_tensor_is_taken_is_named(program):
+    with pytest.raises(ExecutionError, match=r"input 1 is int; the method takes a tensor"):
+        run(program, [torch.ones(2, 3), 1])
+
+
 def test_right_inputs_run(program):
+    assert isinstance(program, LoadedProgram)
     assert torch.equal(
         run(program, [torch.ones(2, 3), torch.ones(2, 3)])[0], torch.full((2, 3), 2.0)
     )
+
+
+def test_a_path_runs_and_a_missing_one_is_named(tmp_path):
+    path = tmp_path / "double.pte"
+    lower(Double(), (torch.ones(2),)).save(str(path))
+    assert torch.equal(run(path, (torch.ones(2),))[0], torch.full((2,), 2.0))
+    with pytest.raises(FileNotFoundError, match="no program at"):
+        load_program(tmp_path / "missing.pte")
+
+
+DROP_THE_PROGRAM = """
+import gc, sys, torch
+from ov_runtime import load_program
+data = open(sys.argv[1], "rb").read()
+for _ in range(50):
+    program = load_program(data)
+    method = program.load_method("forward")
+    del program
+    gc.collect()
+    output = method.execute([torch.ones(2, 3), torch.ones(2, 3)])[0]
+    assert torch.equal(output, torch.full((2, 3), 2.0)), output
+print("50 calls after the program was dropped")
+"""
+
+
+def test_a_method_keeps_its_program_alive(tmp_path):
+    path = tmp_path / "add.pte"
+    lower(Add(), (torch.ones(2, 3), torch.ones(2, 3))).save(str(path))
+    result = subprocess.run(
+        [sys.executable, "-c", DROP_THE_PROGRAM, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, f"exit {result.returncode}: {result.stderr[-2000:]}"
+    assert "50 calls after the program was dropped" in result.stdout

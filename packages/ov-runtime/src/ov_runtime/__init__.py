@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from ov_partition import OpenvinoPartitioner, compile_specs
     from ov_runtime.facade import (
         DelegateReport,
+        LoadedMethod,
+        LoadedProgram,
         LoweredProgram,
         ProgramReport,
         inspect_program,
@@ -47,6 +49,8 @@ _LAZY = {
     "OpenvinoPartitioner": "ov_partition",
     "compile_specs": "ov_partition",
     "DelegateReport": "ov_runtime.facade",
+    "LoadedMethod": "ov_runtime.facade",
+    "LoadedProgram": "ov_runtime.facade",
     "LoweredProgram": "ov_runtime.facade",
     "ProgramReport": "ov_runtime.facade",
     "inspect_program": "ov_runtime.facade",
@@ -75,6 +79,8 @@ __all__ = [  # noqa: RUF022 - grouped by task
     "compile_specs",
     "lower",
     # running
+    "LoadedMethod",
+    "LoadedProgram",
     "compiled_delegates",
     "is_available",
     "load_backend",

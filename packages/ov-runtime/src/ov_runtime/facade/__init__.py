@@ -2,10 +2,12 @@
 
 from ov_runtime.facade.inspection import DelegateReport, ProgramReport, inspect_program
 from ov_runtime.facade.lowering import LoweredProgram, lower
-from ov_runtime.facade.running import load_program, run
+from ov_runtime.facade.running import LoadedMethod, LoadedProgram, load_program, run
 
 __all__ = [
     "DelegateReport",
+    "LoadedMethod",
+    "LoadedProgram",
     "LoweredProgram",
     "ProgramReport",
     "inspect_program",
