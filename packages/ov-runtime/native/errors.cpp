@@ -14,6 +14,8 @@
 namespace ov_executorch {
 namespace {
 
+constexpr size_t kLogLineBytes = 200;
+
 // Function-local statics: log_error may run while other files' statics are
 // still being constructed (a failed registration at load time).
 std::mutex& last_error_mutex() {
@@ -81,7 +83,17 @@ void log_error(const char* format, ...) {
   // ExecuTorch's Python bindings abort on a log line that is not UTF-8, and
   // OpenVINO quotes the text it failed on (an IR byte, a device string) verbatim.
   message = printable(message);
-  ET_LOG(Error, "OpenVINO: %s", message.c_str());
+  // ExecuTorch cuts a log line at a few hundred bytes: a long message goes in
+  // several lines, each cut at a character boundary.
+  for (size_t start = 0; start < message.size();) {
+    size_t end = std::min(message.size(), start + kLogLineBytes);
+    while (end < message.size() && (static_cast<unsigned char>(message[end]) & 0xC0) == 0x80) {
+      --end;
+    }
+    ET_LOG(Error, "OpenVINO%s %s", start == 0 ? ":" : " (continued):",
+           message.substr(start, end - start).c_str());
+    start = end;
+  }
   std::lock_guard<std::mutex> lock(last_error_mutex());
   last_error() = std::move(message);
 }

@@ -110,3 +110,27 @@ def test_the_native_checksum_is_xxh3_64_for_every_length_it_takes():
         data = generator.randbytes(length)
         assert native_checksum(data) == xxhash.xxh3_64_intdigest(data), length
     assert native_checksum(b"x" * 240) == 0
+
+
+LOWER_ONLY = """
+import torch
+from executorch.exir import to_edge_transform_and_lower
+from ov_runtime import OpenvinoPartitioner, compile_specs
+
+class Double(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+
+exported = torch.export.export(Double(), (torch.ones(3),))
+program = to_edge_transform_and_lower(
+    exported, partitioner=[OpenvinoPartitioner(compile_specs(device="CPU"))]
+).to_executorch()
+print("delegates:", [d.id for d in program.executorch_program.execution_plan[0].delegates])
+"""
+
+
+def test_a_script_that_only_lowers_finds_the_backends_preprocess():
+    # ExecuTorch finds preprocess by the name of an imported BackendDetails subclass.
+    result = run_python(LOWER_ONLY)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"delegates: ['{BACKEND_ID}']" in result.stdout

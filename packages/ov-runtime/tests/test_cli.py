@@ -108,7 +108,8 @@ def test_a_bad_compile_spec_fails_before_the_program_is_read(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("command", "suffix", "reason"),
     [
-        ("inspect", ".pte", "not an ExecuTorch program"),
+        ("inspect", ".pte", "is not an ExecuTorch program (.pte)"),
+        ("run", ".pte", "is not an ExecuTorch program (.pte)"),
         ("inspect", ".pt2", "is not an exported program saved with torch.export.save"),
         ("lower", ".pt2", "is not an exported program saved with torch.export.save"),
     ],
@@ -154,3 +155,28 @@ def test_commands_print_no_library_warnings(exported, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "Warning" not in result.stderr and "deprecated" not in result.stderr, result.stderr
+
+
+def test_run_of_an_exported_program_says_to_lower_it_first(exported, capsys):
+    assert main(["run", str(exported)]) == 2
+    assert "it is an exported program (.pt2): lower it first" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content", [b"not a torch file", None], ids=["garbage", "missing"])
+def test_an_inputs_file_that_cannot_be_read_is_one_line(tmp_path, capsys, content):
+    pte = tmp_path / "scale.pte"
+    lower(Scale(), (torch.ones(1), torch.ones(1, dtype=torch.bool))).save(str(pte))
+    inputs = tmp_path / "inputs.pt"
+    if content is not None:
+        inputs.write_bytes(content)
+    assert main(["run", str(pte), "--inputs", str(inputs)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ov-executorch: error: ") and err.count("\n") == 1
+    assert str(inputs) in err
+
+
+def test_an_unknown_option_is_named_with_the_commands_usage(exported, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["lower", str(exported), "-o", str(tmp_path / "x.pte"), "--colour", "red"])
+    err = capsys.readouterr().err
+    assert "usage: ov-executorch lower" in err and "unrecognized arguments: --colour red" in err

@@ -42,7 +42,7 @@ def test_wrong_rank_names_the_input(program):
 
 
 def test_wrong_count_names_both_counts(program):
-    with pytest.raises(ExecutionError, match="takes 2 inputs; 1 were given"):
+    with pytest.raises(ExecutionError, match="takes 2 inputs; 1 was given"):
         run(program, [torch.ones(2, 3)])
 
 

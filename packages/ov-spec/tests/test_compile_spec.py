@@ -193,3 +193,11 @@ def test_a_cache_dir_that_is_a_file_is_refused(tmp_path):
 
 def test_an_empty_device_means_the_default():
     assert OpenvinoOptions.from_mapping({"device": ""}).device == "CPU"
+
+
+@pytest.mark.parametrize("value", [3, 1.5, None, b"CPU"], ids=repr)
+def test_a_value_that_is_not_text_is_a_compile_spec_error(value):
+    with pytest.raises(
+        CompileSpecError, match=r"'device' has the value .* of type .*values are text"
+    ):
+        OpenvinoOptions.from_mapping({"device": value})  # type: ignore[dict-item]

@@ -32,7 +32,10 @@ def compile_specs(**options: str | os.PathLike[str] | None) -> list[CompileSpec]
         CompileSpecError: An unknown key or a value that is not valid; the
             message names the key and what is allowed.
     """
-    values = {key: os.fspath(value) if value is not None else "" for key, value in options.items()}
+    values = {
+        key: "" if value is None else os.fspath(value) if isinstance(value, os.PathLike) else value
+        for key, value in options.items()
+    }
     entries = OpenvinoOptions.from_mapping(values).to_entries()
     return [CompileSpec(key, value) for key, value in entries]
 

@@ -43,11 +43,13 @@ if TYPE_CHECKING:
 register_at_import()
 
 # Names that need PyTorch, ExecuTorch or OpenVINO's Python package, by module.
+# The facade imports ov_convert with the partitioner: ExecuTorch finds
+# preprocess by the name of a BackendDetails subclass that has been imported.
 _LAZY = {
     "ConversionError": "ov_convert",
     "OvExecutorchBackend": "ov_convert",
-    "OpenvinoPartitioner": "ov_partition",
-    "compile_specs": "ov_partition",
+    "OpenvinoPartitioner": "ov_runtime.facade",
+    "compile_specs": "ov_runtime.facade",
     "DelegateReport": "ov_runtime.facade",
     "LoadedMethod": "ov_runtime.facade",
     "LoadedProgram": "ov_runtime.facade",

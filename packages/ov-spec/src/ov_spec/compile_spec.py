@@ -189,10 +189,15 @@ class OpenvinoOptions:
         Raises:
             CompileSpecError: An unknown key or a bad value.
         """
-        for key in values:
+        for key, value in values.items():
             if key not in KNOWN_KEYS:
                 raise CompileSpecError(
                     f"unknown compile spec key {key!r}; known keys: {', '.join(KNOWN_KEYS)}"
+                )
+            if not isinstance(value, str):
+                raise CompileSpecError(
+                    f"compile spec {key!r} has the value {value!r} of type "
+                    f"{type(value).__name__}; values are text"
                 )
         return cls(**{key: value for key, value in values.items() if value})
 

@@ -23,7 +23,7 @@ def _add_compile_spec_options(parser: argparse.ArgumentParser) -> None:
         group.add_argument(f"--{key.replace('_', '-')}", dest=key, metavar="VALUE", help=text)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     parser = argparse.ArgumentParser(
         prog="ov-executorch", description="OpenVINO backend for ExecuTorch."
     )
@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
         "program", type=Path, help="a .pte, or an exported program (.pt2), lowered first"
     )
     _add_compile_spec_options(inspect)
-    return parser
+    return parser, {"demo": demo, "lower": lower, "run": runner, "inspect": inspect}
 
 
 def _quiet_library_notices() -> None:
@@ -66,7 +66,10 @@ def _quiet_library_notices() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 success, 1 a failed check, 2 an error)."""
-    args = _parser().parse_args(argv)
+    parser, command_parsers = _parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # said by the command's own parser, with its usage
+        command_parsers[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     _quiet_library_notices()
     from ov_runtime.cli import commands
 

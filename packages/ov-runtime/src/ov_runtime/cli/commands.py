@@ -87,13 +87,27 @@ def _summary(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
+def _load_inputs(path: Path) -> Any:
+    """The inputs saved at ``path``: a tuple or list, or one tensor, of tensors and scalars."""
+    if not path.is_file():
+        raise FileNotFoundError(f"no inputs file at {path}")
+    try:
+        return torch.load(path, weights_only=True)
+    except Exception as error:  # torch.load raises several kinds for a file it cannot read
+        first_line = (
+            str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        )
+        raise ValueError(
+            f"cannot read inputs from {path} (a file written by torch.save of a tuple of "
+            f"tensors and scalars): {first_line}"
+        ) from error
+
+
 def run_program(pte: Path, inputs_path: Path | None, method: str) -> int:
     """Run ``method`` of a saved ``.pte`` on the inputs saved at ``inputs_path``; print each output."""
     inputs: Any = ()
     if inputs_path is not None:
-        inputs = torch.load(inputs_path, weights_only=True)
-        if not isinstance(inputs, (tuple, list)):
-            inputs = (inputs,)
+        inputs = _load_inputs(inputs_path)
     try:
         outputs = run(pte, list(inputs), method=method)
     except ExecutionError as error:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import torch
 
@@ -63,6 +64,15 @@ def _print_matrices(eager: torch.Tensor, openvino: torch.Tensor, out: TextIO) ->
         print(f"  {i}: {sentence}", file=out)
 
 
+def _quiet_model_loading() -> None:
+    """Keep transformers' progress bar off the demo's report."""
+    try:
+        transformers: Any = importlib.import_module("transformers")
+    except ImportError:
+        return  # minilm() names the missing package
+    transformers.utils.logging.disable_progress_bar()
+
+
 def run_demo(output: Path | None = None, out: TextIO = sys.stdout) -> int:
     """Lower all-MiniLM-L6-v2 with this backend, run the ``.pte`` and compare with eager.
 
@@ -77,6 +87,7 @@ def run_demo(output: Path | None = None, out: TextIO = sys.stdout) -> int:
         MissingModelPackageError: The model packages are not installed.
     """
     steps = _Steps(6, out)
+    _quiet_model_loading()
     model, inputs = steps.timed(
         "loading all-MiniLM-L6-v2 (weights and tokenizer, offline)", lambda: minilm(SENTENCES)
     )

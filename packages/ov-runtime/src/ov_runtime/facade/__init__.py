@@ -1,7 +1,7 @@
 """What users call: lower a model, load and run a ``.pte``, inspect a program."""
 
 from ov_runtime.facade.inspection import DelegateReport, ProgramReport, inspect_program
-from ov_runtime.facade.lowering import LoweredProgram, lower
+from ov_runtime.facade.lowering import LoweredProgram, OpenvinoPartitioner, compile_specs, lower
 from ov_runtime.facade.running import LoadedMethod, LoadedProgram, load_program, run
 
 __all__ = [
@@ -9,7 +9,9 @@ __all__ = [
     "LoadedMethod",
     "LoadedProgram",
     "LoweredProgram",
+    "OpenvinoPartitioner",
     "ProgramReport",
+    "compile_specs",
     "inspect_program",
     "load_program",
     "lower",

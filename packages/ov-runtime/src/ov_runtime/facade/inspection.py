@@ -23,7 +23,9 @@ from torch.export import ExportedProgram
 
 from ov_convert import Payload, PayloadError
 from ov_partition import frontend_converts
+from ov_runtime.exceptions import ExecutionError
 from ov_runtime.facade.lowering import LoweredProgram, lower
+from ov_runtime.facade.running import check_identifier
 from ov_spec import BACKEND_ID
 
 
@@ -105,7 +107,7 @@ def inspect_program(
 
     Raises:
         OSError: The path cannot be read.
-        ValueError: The bytes are not an ExecuTorch program.
+        ExecutionError: The bytes are not an ExecuTorch program.
         CompileSpecError, ConversionError: Lowering an ``ExportedProgram`` failed.
     """
     if isinstance(program, ExportedProgram):
@@ -114,10 +116,11 @@ def inspect_program(
         schema = program.program.executorch_program
         return ProgramReport(_delegates(schema), dict(program.rejections))
     data = program if isinstance(program, bytes) else Path(program).read_bytes()
+    check_identifier(data[:8], "the buffer" if isinstance(program, bytes) else str(program))
     try:
         schema = deserialize_pte_binary(data).program
-    except Exception as error:
-        raise ValueError(f"not an ExecuTorch program (.pte): {error}") from error
+    except Exception as error:  # the deserializer raises several kinds for damaged bytes
+        raise ExecutionError(f"cannot read the ExecuTorch program: {error}") from error
     return ProgramReport(_delegates(schema), _cpu_kernels(schema))
 
 

@@ -18,7 +18,12 @@ from executorch.exir import (
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.delegate import executorch_call_delegate
 
-from ov_partition import OpenvinoPartitioner
+# ov_convert defines OvExecutorchBackend, the BackendDetails that ExecuTorch
+# looks up by name when the partitioner's tags are lowered: it must be imported.
+from ov_convert import OvExecutorchBackend
+from ov_partition import OpenvinoPartitioner, compile_specs
+
+__all__ = ["LoweredProgram", "OpenvinoPartitioner", "OvExecutorchBackend", "compile_specs", "lower"]
 
 
 @dataclass(frozen=True)
@@ -27,9 +32,9 @@ class LoweredProgram:
 
     Attributes:
         program: ExecuTorch's program manager; ``program.buffer`` is the ``.pte``.
-        delegated_nodes: Edge-dialect nodes inside delegates of this backend.
-        cpu_nodes: Edge-dialect nodes left to ExecuTorch's CPU kernels.
-        rejections: For each node left on the CPU by the partitioner, the reason.
+        delegated_nodes: Operations inside delegates of this backend.
+        cpu_nodes: Operations the program runs on ExecuTorch's CPU kernels.
+        rejections: For each of those, by node name, why it is not delegated.
     """
 
     program: ExecutorchProgramManager
@@ -56,11 +61,21 @@ def _is_delegate_plumbing(node: torch.fx.Node) -> bool:
     return isinstance(source, torch.fx.Node) and source.target is executorch_call_delegate
 
 
-def _cpu_nodes(graph_module: torch.fx.GraphModule) -> int:
-    return sum(
-        node.op == "call_function" and not _is_delegate_plumbing(node)
+def _cpu_operators(graph_module: torch.fx.GraphModule) -> list[str]:
+    """The names of the nodes ExecuTorch's kernels run: neither delegate plumbing nor memory planning."""
+    return [
+        node.name
         for node in graph_module.graph.nodes
-    )
+        if node.op == "call_function"
+        and not _is_delegate_plumbing(node)
+        and getattr(node.target, "__module__", "") != "executorch.exir.memory"
+    ]
+
+
+def _delegated_operators(graph_module: torch.fx.GraphModule) -> int:
+    """The operations inside delegates (the getitems that unpack tuples inside are not counted)."""
+    counts = get_delegation_info(graph_module).delegation_by_operator
+    return sum(count.delegated for name, count in counts.items() if name != "getitem")
 
 
 def lower(
@@ -97,10 +112,16 @@ def lower(
     edge: EdgeProgramManager = to_edge_transform_and_lower(
         exported, partitioner=[partitioner], compile_config=compile_config
     )
-    graph_module = edge.exported_program().graph_module
+    program = edge.to_executorch()
+    # The reasons of nodes ExecuTorch removed after partitioning (runtime
+    # asserts, symbolic comparisons) are left out: they run nowhere.
+    cpu = _cpu_operators(program.exported_program().graph_module)
     return LoweredProgram(
-        program=edge.to_executorch(),
-        delegated_nodes=get_delegation_info(graph_module).num_delegated_nodes,
-        cpu_nodes=_cpu_nodes(graph_module),
-        rejections=dict(partitioner.rejections),
+        program=program,
+        delegated_nodes=_delegated_operators(edge.exported_program().graph_module),
+        cpu_nodes=len(cpu),
+        rejections={
+            name: partitioner.rejections.get(name, "added by ExecuTorch after partitioning")
+            for name in cpu
+        },
     )

@@ -77,8 +77,8 @@ def as_input_list(inputs: Any, count: int, method: str) -> list[Any]:
         if count == 1:
             return [inputs]
         raise ExecutionError(
-            f"method {method!r} takes {count} inputs; one tensor was given (pass the inputs as "
-            "a list or tuple)"
+            f"method {method!r} takes {_inputs(count)}; one tensor was given (pass the inputs "
+            "as a list or tuple)"
         )
     if isinstance(inputs, (str, bytes)) or not isinstance(inputs, Sequence):
         raise TypeError(
@@ -87,8 +87,13 @@ def as_input_list(inputs: Any, count: int, method: str) -> list[Any]:
             f"{type(inputs).__name__}"
         )
     if len(inputs) != count:
-        raise ExecutionError(f"method {method!r} takes {count} inputs; {len(inputs)} were given")
+        given = f"{len(inputs)} {'was' if len(inputs) == 1 else 'were'} given"
+        raise ExecutionError(f"method {method!r} takes {_inputs(count)}; {given}")
     return list(inputs)
+
+
+def _inputs(count: int) -> str:
+    return f"{count} input" if count == 1 else f"{count} inputs"
 
 
 def check_inputs(meta: Any, inputs: Sequence[Any], static: Sequence[bool]) -> None:

@@ -135,19 +135,39 @@ class LoadedProgram:
             )
 
 
+def check_identifier(head: bytes, where: str) -> None:
+    """Refuse bytes that do not start like an ExecuTorch program (``ET`` and a version at byte 4).
+
+    Raises:
+        ExecutionError: ``head`` (the first 8 bytes or more) is not a ``.pte``'s;
+            ``where`` names the file or buffer.
+    """
+    if head[4:6] != b"ET":
+        kind = "an exported program (.pt2): lower it first" if head[:2] == b"PK" else "not one"
+        raise ExecutionError(
+            f"{where} is not an ExecuTorch program (.pte), which carries the identifier 'ET..' "
+            f"at byte 4; it is {kind}"
+        )
+
+
 def load_program(pte: bytes | str | Path) -> LoadedProgram:
     """Load a ``.pte`` (bytes or a path) into ExecuTorch's runtime with this backend registered.
 
     Raises:
         BackendUnavailableError: The native backend cannot be loaded.
-        ExecutionError: ExecuTorch refused the program.
+        ExecutionError: The bytes are not a ``.pte``, or ExecuTorch refused the program.
         OSError: The path cannot be read.
     """
     load_backend()
     take_last_error()  # a reason from an earlier call does not explain this one
     source = bytes(pte) if isinstance(pte, (bytes, bytearray, memoryview)) else Path(pte)
-    if isinstance(source, Path) and not source.is_file():
-        raise FileNotFoundError(f"no program at {source}")
+    if isinstance(source, Path):
+        if not source.is_file():
+            raise FileNotFoundError(f"no program at {source}")
+        with source.open("rb") as file:
+            check_identifier(file.read(8), str(source))
+    else:
+        check_identifier(source[:8], "the buffer")
     try:
         program = executorch.runtime.Runtime.get().load_program(source)
     except RuntimeError as error:
