@@ -31,6 +31,44 @@ OV_EXECUTORCH_EXPORT uint64_t ov_executorch_checksum(const uint8_t* data, size_t
 // ("device=CPU INFERENCE_PRECISION_HINT=f32"); -1 when fewer are alive.
 OV_EXECUTORCH_EXPORT long ov_executorch_compiled_delegate(size_t index, char* buffer, size_t size);
 
-// The last backend error of this process, cleared when it fits in `buffer`;
-// 0 when there is none.
+// The last backend error of the calling thread, cleared when it fits in
+// `buffer`; 0 when there is none.
 OV_EXECUTORCH_EXPORT long ov_executorch_take_last_error(char* buffer, size_t size);
+
+// Running programs (runner.h). A value crosses the boundary as one struct:
+// a tensor's logical sizes and dim order with a pointer to its data (not
+// copied), or a scalar.
+#define OV_EXECUTORCH_MAX_RANK 16
+enum { OV_EXECUTORCH_TENSOR = 1, OV_EXECUTORCH_INT = 2, OV_EXECUTORCH_DOUBLE = 3, OV_EXECUTORCH_BOOL = 4 };
+
+typedef struct {
+  int32_t kind;   // OV_EXECUTORCH_TENSOR, _INT, _DOUBLE or _BOOL
+  int32_t dtype;  // a tensor's ExecuTorch ScalarType code
+  int64_t rank;
+  int64_t sizes[OV_EXECUTORCH_MAX_RANK];
+  uint8_t dim_order[OV_EXECUTORCH_MAX_RANK];
+  void* data;     // a tensor's data, in its dim order
+  size_t nbytes;  // a tensor's data size (outputs)
+  int64_t integer;  // an int or bool
+  double real;      // a double
+} ov_executorch_value;
+
+typedef struct ov_executorch_runner ov_executorch_runner;
+
+// Reads the program in `size` bytes at `data` (kept alive by the caller);
+// NULL when out of memory. Its methods load with ov_executorch_runner_load_method.
+OV_EXECUTORCH_EXPORT ov_executorch_runner* ov_executorch_runner_load(const void* data, size_t size);
+OV_EXECUTORCH_EXPORT void ov_executorch_runner_free(ov_executorch_runner* runner);
+
+// Each returns an ExecuTorch Error code (0 for Ok); it clears the thread's
+// last error first, so a delegate's reason found there after a failure is this
+// call's (ov_executorch_take_last_error).
+OV_EXECUTORCH_EXPORT int ov_executorch_runner_load_method(ov_executorch_runner* runner,
+                                                          const char* method);
+OV_EXECUTORCH_EXPORT int ov_executorch_runner_execute(ov_executorch_runner* runner,
+                                                      const char* method,
+                                                      const ov_executorch_value* inputs,
+                                                      size_t count, size_t* num_outputs);
+// Describes output `index` of the last execute; its data stays valid until the next one.
+OV_EXECUTORCH_EXPORT int ov_executorch_runner_output(const ov_executorch_runner* runner,
+                                                     size_t index, ov_executorch_value* out);

@@ -6,7 +6,6 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <string>
 
 #include "c_api.h"
@@ -16,17 +15,9 @@ namespace {
 
 constexpr size_t kLogLineBytes = 200;
 
-// Function-local statics: log_error may run while other files' statics are
-// still being constructed (a failed registration at load time).
-std::mutex& last_error_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-
-std::string& last_error() {
-  static std::string error;
-  return error;
-}
+// Per thread: each caller gets the reason of its own failure, and Python
+// threads running programs in parallel do not see each other's.
+thread_local std::string last_error;
 
 // Length of the valid UTF-8 sequence at text[i], or 0 when the bytes there are
 // not one (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF).
@@ -94,15 +85,15 @@ void log_error(const char* format, ...) {
            message.substr(start, end - start).c_str());
     start = end;
   }
-  std::lock_guard<std::mutex> lock(last_error_mutex());
-  last_error() = std::move(message);
+  last_error = std::move(message);
 }
+
+void clear_last_error() { last_error.clear(); }
 
 }  // namespace ov_executorch
 
 long ov_executorch_take_last_error(char* buffer, size_t size) {
-  std::lock_guard<std::mutex> lock(ov_executorch::last_error_mutex());
-  std::string& error = ov_executorch::last_error();
+  std::string& error = ov_executorch::last_error;
   long length = static_cast<long>(error.size());
   if (buffer && size > 0) {
     size_t n = std::min(size - 1, error.size());

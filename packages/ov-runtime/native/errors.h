@@ -1,6 +1,7 @@
-// Errors of the backend: logged through ExecuTorch's log and kept, so that a
-// caller that only sees an ExecuTorch error code can ask for the reason
-// (ov_executorch_take_last_error in c_api.h, which the Python facade reads).
+// Errors of the backend: logged through ExecuTorch's log and kept, one per
+// thread, so that a caller that only sees an ExecuTorch error code can ask for
+// the reason (ov_executorch_take_last_error in c_api.h, which the Python
+// facade reads).
 #pragma once
 
 #include <cstddef>
@@ -20,5 +21,8 @@ std::string printable(const std::string& text);
 // the process's last backend error. printf-style; the message is made
 // printable() first.
 void log_error(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+// Forgets this thread's last error, so that a reason read after a call is that call's.
+void clear_last_error();
 
 }  // namespace ov_executorch

@@ -127,3 +127,53 @@ def test_a_method_keeps_its_program_alive(tmp_path):
     )
     assert result.returncode == 0, f"exit {result.returncode}: {result.stderr[-2000:]}"
     assert "50 calls after the program was dropped" in result.stdout
+
+
+def test_programs_run_from_several_threads_at_once_give_each_its_own_answer():
+    import threading
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU()).eval()
+    inputs = [torch.randn(4, 16) for _ in range(4)]
+    with torch.no_grad():
+        expected = [model(x) for x in inputs]
+    pte = lower(model, (inputs[0],)).buffer
+    shared = load_program(pte).load_method("forward")  # two threads on one method, too
+    methods = [load_program(pte).load_method("forward") for _ in range(2)] + [shared, shared]
+    wrong: list[str] = []
+
+    def work(index: int) -> None:
+        for call in range(100):
+            output = methods[index].execute([inputs[index]])[0]
+            if not torch.allclose(output, expected[index], atol=1e-5):
+                wrong.append(f"thread {index}, call {call}")
+
+    threads = [threading.Thread(target=work, args=(index,)) for index in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not wrong, wrong[:5]
+
+
+def test_a_non_contiguous_input_is_taken_as_its_values(program):
+    wide = torch.arange(12, dtype=torch.float32).reshape(2, 6)
+    sliced = wide[:, ::2]  # strides no dim order gives
+    assert torch.equal(run(program, [sliced, sliced])[0], sliced * 2)
+
+
+def test_channels_last_inputs_are_passed_in_their_memory_order():
+    class Conv(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.conv = torch.nn.Conv2d(3, 4, 3)
+
+        def forward(self, x):
+            return self.conv(x)
+
+    x = torch.randn(1, 3, 8, 8).to(memory_format=torch.channels_last)
+    model = Conv().eval()
+    output = run(lower(model, (x,)).buffer, [x])[0]
+    with torch.no_grad():
+        assert torch.allclose(output, model(x), atol=1e-5)

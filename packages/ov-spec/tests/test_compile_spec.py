@@ -68,7 +68,8 @@ def test_non_utf8_value_is_refused():
 
 def test_unknown_key_lists_known_keys():
     with pytest.raises(
-        CompileSpecError, match=r"'precision'.*device, inference_precision, cache_dir"
+        CompileSpecError,
+        match=r"'precision'.*device, inference_precision, cache_dir, inference_num_threads",
     ):
         parse(("precision", b"f32"))
 
@@ -170,7 +171,8 @@ def test_str_values_are_taken_as_text():
 def test_every_key_has_a_help_line_for_command_lines():
     from ov_spec import KEY_HELP, KNOWN_KEYS
 
-    assert tuple(KEY_HELP) == KNOWN_KEYS == ("device", "inference_precision", "cache_dir")
+    assert tuple(KEY_HELP) == KNOWN_KEYS
+    assert KNOWN_KEYS == ("device", "inference_precision", "cache_dir", "inference_num_threads")
     assert all(text for text in KEY_HELP.values())
 
 
@@ -200,4 +202,15 @@ def test_a_value_that_is_not_text_is_a_compile_spec_error(value):
     with pytest.raises(
         CompileSpecError, match=r"'device' has the value .* of type .*values are text"
     ):
-        OpenvinoOptions.from_mapping({"device": value})  # type: ignore[dict-item]
+        OpenvinoOptions.from_mapping({"device": value})
+
+
+def test_inference_threads_become_openvinos_property():
+    options = parse(("inference_num_threads", b"1"))
+    assert options.properties() == {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"}
+
+
+@pytest.mark.parametrize("threads", ["0", "-1", "two", "1.5", "\u0661"])
+def test_a_thread_count_that_is_not_a_positive_number_is_refused(threads):
+    with pytest.raises(CompileSpecError, match=r"'inference_num_threads'.*positive whole number"):
+        parse(("inference_num_threads", threads.encode()))

@@ -26,6 +26,7 @@ key                         values                          default
                                                             OpenVINO's own elsewhere
 ``cache_dir``               a folder for OpenVINO's model   none (no cache)
                             cache
+``inference_num_threads``   a positive number of threads    OpenVINO's own (all cores)
 ==========================  ==============================  =========================
 """
 
@@ -42,6 +43,7 @@ from ov_spec.exceptions import CompileSpecError
 DEVICE = "device"
 INFERENCE_PRECISION = "inference_precision"
 CACHE_DIR = "cache_dir"
+INFERENCE_NUM_THREADS = "inference_num_threads"
 
 DEFAULT_DEVICE = "CPU"
 PRECISIONS = ("f32", "f16", "bf16")
@@ -91,6 +93,10 @@ class OpenvinoOptions:
             OpenVINO's own elsewhere).
         cache_dir: Folder for OpenVINO's model cache; ``None`` for no cache.
             A second load of the same program with a cache is faster.
+        inference_num_threads: How many threads OpenVINO runs one inference
+            on, as text (``"1"``); ``None`` for OpenVINO's default. One thread
+            each lets programs that run in parallel (one per Python thread)
+            share the cores without contending.
 
     Raises:
         CompileSpecError: A field holds a value OpenVINO would not accept; the
@@ -107,6 +113,10 @@ class OpenvinoOptions:
     )
     cache_dir: str | None = field(
         default=None, metadata={"help": "folder for OpenVINO's model cache (default: none)"}
+    )
+    inference_num_threads: str | None = field(
+        default=None,
+        metadata={"help": "threads OpenVINO runs one inference on (default: all cores)"},
     )
 
     def __post_init__(self) -> None:
@@ -127,6 +137,14 @@ class OpenvinoOptions:
             raise CompileSpecError(
                 f"compile spec {INFERENCE_PRECISION!r} has the value "
                 f"{self.inference_precision!r}; expected one of {', '.join(PRECISIONS)}"
+            )
+        threads = self.inference_num_threads
+        if threads is not None and not (
+            threads.isdigit() and threads.isascii() and int(threads) > 0
+        ):
+            raise CompileSpecError(
+                f"compile spec {INFERENCE_NUM_THREADS!r} has the value {threads!r}; expected a "
+                "positive whole number such as '1'"
             )
         cache_dir = self.cache_dir
         if cache_dir is not None and os.path.exists(cache_dir) and not os.path.isdir(cache_dir):
@@ -159,6 +177,8 @@ class OpenvinoOptions:
             properties["INFERENCE_PRECISION_HINT"] = precision
         if self.cache_dir is not None:
             properties["CACHE_DIR"] = self.cache_dir
+        if self.inference_num_threads is not None:
+            properties["INFERENCE_NUM_THREADS"] = str(int(self.inference_num_threads))
         return properties
 
     @classmethod

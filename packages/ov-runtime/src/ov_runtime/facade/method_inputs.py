@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -96,47 +97,81 @@ def _inputs(count: int) -> str:
     return f"{count} input" if count == 1 else f"{count} inputs"
 
 
-def check_inputs(meta: Any, inputs: Sequence[Any], static: Sequence[bool]) -> None:
-    """Check each tensor input's dtype, rank and sizes against ``meta`` (ExecuTorch's ``MethodMeta``).
+@dataclass(frozen=True)
+class TensorInput:
+    """What a method takes as one tensor input.
+
+    Attributes:
+        dtype: Its dtype (None for one the dtype table does not name).
+        bounds: Its planned sizes: the sizes of a static tensor, the upper
+            bounds of a bounded one.
+        static: Whether every size must equal its bound.
+    """
+
+    dtype: torch.dtype | None
+    bounds: tuple[int, ...]
+    static: bool
+
+
+def tensor_inputs(meta: Any, static: Sequence[bool]) -> list[TensorInput | None]:
+    """What ``meta`` (ExecuTorch's ``MethodMeta``) says of each input; None for a scalar.
 
     Args:
         meta: The method's metadata.
-        inputs: The inputs, already counted.
         static: Whether each input is a static tensor (see :func:`static_inputs`).
+    """
+    specs: list[TensorInput | None] = []
+    for index in range(meta.num_inputs()):
+        try:
+            planned = meta.input_tensor_meta(index)
+        except RuntimeError:  # a scalar input: ExecuTorch checks its type itself
+            specs.append(None)
+            continue
+        is_static = index < len(static) and static[index]
+        specs.append(TensorInput(_DTYPES.get(planned.dtype()), tuple(planned.sizes()), is_static))
+    return specs
+
+
+def check_inputs(specs: Sequence[TensorInput | None], inputs: Sequence[Any]) -> None:
+    """Check each tensor input's dtype, rank and sizes against what the method takes.
 
     Raises:
         ExecutionError: An input the method does not take; the message names the
             input, what the method takes and what was given.
     """
-    for index, value in enumerate(inputs):
-        try:
-            planned = meta.input_tensor_meta(index)
-        except RuntimeError:  # a scalar input: ExecuTorch checks its type itself
+    for index, (spec, value) in enumerate(zip(specs, inputs, strict=True)):
+        if spec is None:
             continue
-        bounds = tuple(planned.sizes())
         if not isinstance(value, torch.Tensor):
             raise ExecutionError(
                 f"input {index} is {type(value).__name__}; the method takes a tensor of shape "
-                f"{bounds}"
+                f"{spec.bounds}"
             )
-        dtype = _DTYPES.get(planned.dtype())
-        if dtype is not None and value.dtype != dtype:
-            raise ExecutionError(f"input {index} has dtype {value.dtype}; the method takes {dtype}")
-        shape = tuple(value.shape)
-        if len(shape) != len(bounds):
+        if spec.dtype is not None and value.dtype != spec.dtype:
             raise ExecutionError(
-                f"input {index} has shape {shape}; the method takes rank {len(bounds)} "
-                f"(planned for at most {bounds})"
+                f"input {index} has dtype {value.dtype}; the method takes {spec.dtype}"
             )
-        is_static = index < len(static) and static[index]
-        for dim, (size, bound) in enumerate(zip(shape, bounds, strict=True)):
-            if is_static and size != bound:
-                raise ExecutionError(
-                    f"input {index} has shape {shape}; the method takes the static shape {bounds} "
-                    f"(dimension {dim} is {size}, not {bound})"
-                )
-            if size > bound:
-                raise ExecutionError(
-                    f"input {index} has shape {shape}; dimension {dim} is {size}, past its bound "
-                    f"of {bound} (the method takes at most {bounds})"
-                )
+        shape = tuple(value.shape)
+        if shape == spec.bounds:
+            continue
+        _check_sizes(index, shape, spec)
+
+
+def _check_sizes(index: int, shape: tuple[int, ...], spec: TensorInput) -> None:
+    bounds = spec.bounds
+    if len(shape) != len(bounds):
+        raise ExecutionError(
+            f"input {index} has shape {shape}; the method takes rank {len(bounds)} "
+            f"(planned for at most {bounds})"
+        )
+    for dim, (size, bound) in enumerate(zip(shape, bounds, strict=True)):
+        if spec.static and size != bound:
+            raise ExecutionError(
+                f"input {index} has shape {shape}; the method takes the static shape {bounds} "
+                f"(dimension {dim} is {size}, not {bound})"
+            )
+        if size > bound:
+            raise ExecutionError(
+                f"input {index} has shape {shape}; dimension {dim} is {size}, past its bound "
+                f"of {bound} (the method takes at most {bounds})"
+            )

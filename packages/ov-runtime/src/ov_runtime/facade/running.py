@@ -3,12 +3,13 @@
 ExecuTorch's ``Method`` reads its ``Program``'s data and does not keep the
 program alive, so dropping the program while a method is in use crashes the
 process. The objects here hold what they read from: a method keeps its
-program, and the program its bytes.
+program, and the program its bytes. Programs run in the native library
+(:mod:`ov_runtime.native.runner`), without holding the GIL.
 """
 
 from __future__ import annotations
 
-import mmap
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,15 @@ from typing import Any
 import executorch.runtime
 
 from ov_runtime.exceptions import ExecutionError
-from ov_runtime.facade.method_inputs import as_input_list, check_inputs, static_inputs
+from ov_runtime.facade.method_inputs import (
+    as_input_list,
+    check_inputs,
+    static_inputs,
+    tensor_inputs,
+)
+from ov_runtime.facade.values import dense, from_value, to_value
 from ov_runtime.native import load_backend, take_last_error
+from ov_runtime.native.runner import NativeRunner
 
 
 def _failure(message: str, error: RuntimeError) -> ExecutionError:
@@ -36,21 +44,22 @@ class LoadedMethod:
         program: The program it belongs to.
     """
 
-    def __init__(
-        self, name: str, method: executorch.runtime.Method, program: LoadedProgram
-    ) -> None:
+    def __init__(self, name: str, program: LoadedProgram) -> None:
         self.name = name
         self.program = program
-        self._method = method
-        self._static: list[bool] | None = None
+        self._meta = program.metadata(name)
+        self._inputs = tensor_inputs(self._meta, program.static_inputs(name))
 
     @property
     def metadata(self) -> Any:
         """ExecuTorch's ``MethodMeta``: the number, dtypes and planned sizes of inputs and outputs."""
-        return self._method.metadata
+        return self._meta
 
     def execute(self, inputs: Sequence[Any] | Any) -> list[Any]:
         """Run the method on ``inputs`` and return its outputs (tensors and scalars), in order.
+
+        The call runs in the native library without holding the GIL, so other
+        Python threads run meanwhile (each program runs one call at a time).
 
         Args:
             inputs: The method's inputs (tensors and scalars) in order, or one
@@ -64,28 +73,31 @@ class LoadedMethod:
                 ExecuTorch or a delegate failed; the delegate's reason is in the
                 message and in the log.
         """
-        meta = self.metadata
-        values = as_input_list(inputs, meta.num_inputs(), self.name)
-        if self._static is None:
-            self._static = self.program.static_inputs(self.name)
-        check_inputs(meta, values, self._static)
-        take_last_error()  # a reason from an earlier call does not explain this one
-        try:
-            return list(self._method.execute(values))
-        except RuntimeError as error:
-            raise _failure(f"method {self.name!r} failed", error) from error
+        values = as_input_list(inputs, len(self._inputs), self.name)
+        check_inputs(self._inputs, values)
+        return self.program.execute(self.name, values)
 
 
 class LoadedProgram:
-    """A ``.pte`` loaded into ExecuTorch's runtime; it keeps the bytes ExecuTorch reads from.
+    """A ``.pte`` loaded to run with this backend; it keeps the bytes it reads from.
+
+    ExecuTorch's Python runtime reads the program's metadata; the native
+    library runs it (ExecuTorch's Module API, with ExecuTorch's kernels for
+    the nodes left on the CPU).
 
     Attributes:
-        source: The ``.pte`` bytes, or the path it was loaded from.
+        data: The ``.pte`` bytes.
     """
 
-    def __init__(self, program: executorch.runtime.Program, source: bytes | Path) -> None:
-        self.source = source
-        self._program = program
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        try:
+            self._program = executorch.runtime.Runtime.get().load_program(data)
+        except RuntimeError as error:
+            raise _failure("ExecuTorch could not load the program", error) from error
+        self._runner = NativeRunner(data)
+        self._loaded: set[str] = set()
+        self._lock = threading.Lock()
 
     @property
     def method_names(self) -> set[str]:
@@ -109,24 +121,26 @@ class LoadedProgram:
                 delegate refused to load it; the delegate's reason is in the message.
         """
         self._check_name(name)
-        take_last_error()
-        try:
-            method = self._program.load_method(name)
-        except RuntimeError as error:
-            raise _failure(f"method {name!r} failed", error) from error
-        if method is None:
-            raise ExecutionError(f"ExecuTorch could not load method {name!r}")
-        return LoadedMethod(name, method, self)
+        with self._lock:
+            if name not in self._loaded:
+                self._runner.load_method(name)
+                self._loaded.add(name)
+        return LoadedMethod(name, self)
+
+    def execute(self, name: str, inputs: Sequence[Any]) -> list[Any]:
+        """Run method ``name`` on checked ``inputs``; return copies of its outputs.
+
+        Raises:
+            ExecutionError: ExecuTorch or a delegate failed.
+        """
+        held = [dense(value) for value in inputs]  # alive while the native side reads them
+        with self._lock:
+            outputs = self._runner.execute(name, [to_value(value) for value in held])
+            return [from_value(output) for output in outputs]
 
     def static_inputs(self, name: str) -> list[bool]:
         """Whether each input of method ``name`` is a static tensor."""
-        if isinstance(self.source, bytes):
-            return static_inputs(self.source, name)
-        with (
-            self.source.open("rb") as file,
-            mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data,
-        ):
-            return static_inputs(data, name)  # type: ignore[arg-type]
+        return static_inputs(self.data, name)
 
     def _check_name(self, name: str) -> None:
         if name not in self._program.method_names:
@@ -160,19 +174,15 @@ def load_program(pte: bytes | str | Path) -> LoadedProgram:
     """
     load_backend()
     take_last_error()  # a reason from an earlier call does not explain this one
-    source = bytes(pte) if isinstance(pte, (bytes, bytearray, memoryview)) else Path(pte)
-    if isinstance(source, Path):
-        if not source.is_file():
-            raise FileNotFoundError(f"no program at {source}")
-        with source.open("rb") as file:
-            check_identifier(file.read(8), str(source))
+    if isinstance(pte, (bytes, bytearray, memoryview)):
+        data, where = bytes(pte), "the buffer"
     else:
-        check_identifier(source[:8], "the buffer")
-    try:
-        program = executorch.runtime.Runtime.get().load_program(source)
-    except RuntimeError as error:
-        raise _failure("ExecuTorch could not load the program", error) from error
-    return LoadedProgram(program, source)
+        path = Path(pte)
+        if not path.is_file():
+            raise FileNotFoundError(f"no program at {path}")
+        data, where = path.read_bytes(), str(path)
+    check_identifier(data[:8], where)
+    return LoadedProgram(data)
 
 
 def run(

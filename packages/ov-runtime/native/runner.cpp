@@ -1,0 +1,140 @@
+#include "runner.h"
+
+#include <executorch/extension/data_loader/buffer_data_loader.h>
+#include <executorch/extension/tensor/tensor_ptr.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "c_api.h"
+#include "errors.h"
+
+namespace ov_executorch {
+
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using executorch::extension::BufferDataLoader;
+using executorch::extension::Module;
+using executorch::extension::TensorPtr;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+
+Runner::Runner(const void* data, size_t size)
+    : module_(std::make_unique<Module>(std::make_unique<BufferDataLoader>(data, size))) {}
+
+Error Runner::load_method(const std::string& method) {
+  return module_->load_method(method);
+}
+
+Error Runner::execute(const std::string& method, const std::vector<EValue>& inputs) {
+  outputs_.clear();
+  auto result = module_->execute(method, inputs);
+  if (!result.ok()) return result.error();
+  outputs_ = std::move(result.get());
+  return Error::Ok;
+}
+
+}  // namespace ov_executorch
+
+namespace {
+
+using executorch::aten::DimOrderType;
+using executorch::aten::ScalarType;
+using executorch::aten::SizesType;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+using ov_executorch::Runner;
+
+// Wraps the caller's tensors (not copied) and scalars as EValues; the tensor
+// pointers keep the wrappers alive for the call.
+bool to_evalues(const ov_executorch_value* values, size_t count, std::vector<EValue>* evalues,
+                std::vector<executorch::extension::TensorPtr>* tensors) {
+  for (size_t i = 0; i < count; ++i) {
+    const ov_executorch_value& value = values[i];
+    switch (value.kind) {
+      case OV_EXECUTORCH_TENSOR: {
+        if (value.rank < 0 || value.rank > OV_EXECUTORCH_MAX_RANK) {
+          ov_executorch::log_error("input %zu has rank %lld; at most %d is taken", i,
+                                   static_cast<long long>(value.rank), OV_EXECUTORCH_MAX_RANK);
+          return false;
+        }
+        std::vector<SizesType> sizes(value.sizes, value.sizes + value.rank);
+        std::vector<DimOrderType> dim_order(value.dim_order, value.dim_order + value.rank);
+        tensors->push_back(executorch::extension::make_tensor_ptr(
+            std::move(sizes), value.data, std::move(dim_order), {},
+            static_cast<ScalarType>(value.dtype)));
+        evalues->emplace_back(*tensors->back());
+        break;
+      }
+      case OV_EXECUTORCH_INT: evalues->emplace_back(value.integer); break;
+      case OV_EXECUTORCH_BOOL: evalues->emplace_back(value.integer != 0); break;
+      case OV_EXECUTORCH_DOUBLE: evalues->emplace_back(value.real); break;
+      default:
+        ov_executorch::log_error("input %zu is of kind %d, which is not taken", i,
+                                 static_cast<int>(value.kind));
+        return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+ov_executorch_runner* ov_executorch_runner_load(const void* data, size_t size) {
+  return reinterpret_cast<ov_executorch_runner*>(new (std::nothrow) Runner(data, size));
+}
+
+void ov_executorch_runner_free(ov_executorch_runner* runner) {
+  delete reinterpret_cast<Runner*>(runner);
+}
+
+int ov_executorch_runner_load_method(ov_executorch_runner* runner, const char* method) {
+  ov_executorch::clear_last_error();
+  return static_cast<int>(reinterpret_cast<Runner*>(runner)->load_method(method));
+}
+
+int ov_executorch_runner_execute(ov_executorch_runner* runner, const char* method,
+                                 const ov_executorch_value* inputs, size_t count,
+                                 size_t* num_outputs) {
+  ov_executorch::clear_last_error();
+  std::vector<EValue> evalues;
+  std::vector<executorch::extension::TensorPtr> tensors;
+  if (!to_evalues(inputs, count, &evalues, &tensors)) return static_cast<int>(Error::InvalidArgument);
+  auto* self = reinterpret_cast<Runner*>(runner);
+  Error error = self->execute(method, evalues);
+  *num_outputs = error == Error::Ok ? self->outputs().size() : 0;
+  return static_cast<int>(error);
+}
+
+int ov_executorch_runner_output(const ov_executorch_runner* runner, size_t index,
+                                ov_executorch_value* out) {
+  const auto& outputs = reinterpret_cast<const Runner*>(runner)->outputs();
+  if (index >= outputs.size()) return static_cast<int>(Error::InvalidArgument);
+  const EValue& value = outputs[index];
+  std::memset(out, 0, sizeof(*out));
+  if (value.isTensor()) {
+    const auto& tensor = value.toTensor();
+    if (tensor.dim() > OV_EXECUTORCH_MAX_RANK) return static_cast<int>(Error::NotSupported);
+    out->kind = OV_EXECUTORCH_TENSOR;
+    out->dtype = static_cast<int32_t>(tensor.scalar_type());
+    out->rank = tensor.dim();
+    for (ssize_t d = 0; d < tensor.dim(); ++d) {
+      out->sizes[d] = tensor.size(d);
+      out->dim_order[d] = tensor.dim_order()[d];
+    }
+    out->data = const_cast<void*>(tensor.const_data_ptr());
+    out->nbytes = tensor.nbytes();
+  } else if (value.isInt()) {
+    out->kind = OV_EXECUTORCH_INT;
+    out->integer = value.toInt();
+  } else if (value.isBool()) {
+    out->kind = OV_EXECUTORCH_BOOL;
+    out->integer = value.toBool();
+  } else if (value.isDouble()) {
+    out->kind = OV_EXECUTORCH_DOUBLE;
+    out->real = value.toDouble();
+  } else {
+    return static_cast<int>(Error::NotSupported);
+  }
+  return static_cast<int>(Error::Ok);
+}

@@ -1,0 +1,36 @@
+// A program run through ExecuTorch's Module API, for callers that are not
+// ExecuTorch's Python bindings: the Python facade (through ctypes, which
+// releases the GIL for the call, so Python threads run programs in parallel).
+// The caller keeps the program's bytes alive and calls one runner from one
+// thread at a time.
+#pragma once
+
+#include <executorch/extension/module/module.h>
+#include <executorch/runtime/core/evalue.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ov_executorch {
+
+class Runner {
+ public:
+  // Reads the program in `size` bytes at `data`, which must outlive the runner.
+  Runner(const void* data, size_t size);
+
+  executorch::runtime::Error load_method(const std::string& method);
+
+  // Runs `method` on `inputs`; the outputs stay valid until the next call.
+  executorch::runtime::Error execute(const std::string& method,
+                                     const std::vector<executorch::runtime::EValue>& inputs);
+
+  const std::vector<executorch::runtime::EValue>& outputs() const { return outputs_; }
+
+ private:
+  std::unique_ptr<executorch::extension::Module> module_;
+  std::vector<executorch::runtime::EValue> outputs_;
+};
+
+}  // namespace ov_executorch

@@ -1,0 +1,113 @@
+"""Tensors and scalars to and from the native runner's values.
+
+A tensor input is passed by pointer, in its memory order (its dim order), so
+channels_last and other layouts need no copy; an output is copied out of the
+program's planned memory, which the next call reuses.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from ov_runtime.native.runner import BOOL, DOUBLE, INT, MAX_RANK, TENSOR, Value
+from ov_spec import DTYPES
+
+_SCALAR_TYPES = {getattr(torch, dtype.torch_name): dtype.scalar_type for dtype in DTYPES}
+_DTYPES = {code: dtype for dtype, code in _SCALAR_TYPES.items()}
+
+
+def dim_order(tensor: torch.Tensor) -> tuple[int, ...] | None:
+    """The order in which the tensor's dims are laid out densely, or None when they are not.
+
+    None for a slice with gaps or a broadcast: strides that no dense layout has.
+    The common layouts are answered without ``Tensor.dim_order``, which runs in
+    Python and would dominate the cost of a small call.
+    """
+    if tensor.is_contiguous():
+        return tuple(range(tensor.dim()))
+    if tensor.dim() == 4 and tensor.is_contiguous(memory_format=torch.channels_last):
+        return (0, 2, 3, 1)
+    try:
+        order = tuple(tensor.dim_order())
+    except RuntimeError:
+        return None
+    return order if _dense_strides(tensor.shape, order) == _strides(tensor, order) else None
+
+
+def _dense_strides(sizes: Sequence[int], order: Sequence[int]) -> dict[int, int]:
+    """The strides of each dim of more than one element in a dense layout of ``order``."""
+    strides, step = {}, 1
+    for dim in reversed(order):
+        if sizes[dim] > 1:
+            strides[dim] = step
+        step *= sizes[dim]
+    return strides
+
+
+def _strides(tensor: torch.Tensor, order: Sequence[int]) -> dict[int, int]:
+    return {dim: tensor.stride(dim) for dim in order if tensor.shape[dim] > 1}
+
+
+def dense(value: Any) -> Any:
+    """``value``, or a contiguous copy of a tensor whose strides no dim order gives (a slice)."""
+    if isinstance(value, torch.Tensor) and dim_order(value) is None:
+        return value.contiguous()
+    return value
+
+
+def to_value(value: Any) -> Value:
+    """A native value for an input: a tensor (by pointer, not copied), an int, a float or a bool.
+
+    The tensor must stay alive while the value is used, and be :func:`dense`.
+
+    Raises:
+        TypeError: Another kind of value, or a tensor of a dtype programs do not take.
+        ValueError: A tensor of rank above 16.
+    """
+    native = Value()
+    if isinstance(value, torch.Tensor):
+        if value.dtype not in _SCALAR_TYPES:
+            raise TypeError(f"tensors of dtype {value.dtype} are not taken")
+        if value.dim() > MAX_RANK:
+            raise ValueError(f"a tensor of rank {value.dim()}; at most {MAX_RANK} is taken")
+        order = dim_order(value)
+        if order is None:
+            raise ValueError(f"a tensor with strides {value.stride()} is not dense; see dense()")
+        native.kind, native.dtype, native.rank = TENSOR, _SCALAR_TYPES[value.dtype], value.dim()
+        native.sizes[: value.dim()] = list(value.shape)
+        native.dim_order[: value.dim()] = list(order)
+        native.data = value.data_ptr()
+    elif isinstance(value, bool):
+        native.kind, native.integer = BOOL, int(value)
+    elif isinstance(value, int):
+        native.kind, native.integer = INT, value
+    elif isinstance(value, float):
+        native.kind, native.real = DOUBLE, value
+    else:
+        raise TypeError(f"an input of type {type(value).__name__} is not taken")
+    return native
+
+
+def from_value(value: Value) -> Any:
+    """A copy of an output: a tensor in its dim order, an int, a float or a bool."""
+    if value.kind == INT:
+        return int(value.integer)
+    if value.kind == BOOL:
+        return bool(value.integer)
+    if value.kind == DOUBLE:
+        return float(value.real)
+    sizes = list(value.sizes[: value.rank])
+    order = list(value.dim_order[: value.rank])
+    strides = [0] * value.rank
+    step = 1
+    for dim in reversed(order):
+        strides[dim] = step
+        step *= max(sizes[dim], 1)
+    tensor = torch.empty_strided(sizes, strides, dtype=_DTYPES[value.dtype])
+    if value.nbytes:
+        ctypes.memmove(tensor.data_ptr(), value.data, value.nbytes)
+    return tensor

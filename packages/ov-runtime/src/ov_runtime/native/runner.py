@@ -1,0 +1,125 @@
+"""Programs run by the native library through ExecuTorch's Module API (``native/runner.h``).
+
+The calls go through ctypes, which releases the GIL while the native code
+runs, so Python threads run programs in parallel; ExecuTorch's own Python
+bindings hold it. Values cross as :class:`Value` structs: a tensor's sizes,
+dim order and data pointer (not copied), or a scalar. Imports neither PyTorch
+nor ExecuTorch's Python package.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import weakref
+from collections.abc import Sequence
+
+from ov_runtime.exceptions import ExecutionError
+from ov_runtime.native.library import load_backend, take_last_error
+
+MAX_RANK = 16
+TENSOR, INT, DOUBLE, BOOL = 1, 2, 3, 4
+
+
+class Value(ctypes.Structure):
+    """``ov_executorch_value`` of ``c_api.h``: one input or output."""
+
+    _fields_ = (
+        ("kind", ctypes.c_int32),
+        ("dtype", ctypes.c_int32),
+        ("rank", ctypes.c_int64),
+        ("sizes", ctypes.c_int64 * MAX_RANK),
+        ("dim_order", ctypes.c_uint8 * MAX_RANK),
+        ("data", ctypes.c_void_p),
+        ("nbytes", ctypes.c_size_t),
+        ("integer", ctypes.c_int64),
+        ("real", ctypes.c_double),
+    )
+
+
+@functools.cache
+def _runner_library() -> ctypes.CDLL:
+    """The native library, with its runner functions declared."""
+    library = load_backend()
+    library.ov_executorch_runner_load.restype = ctypes.c_void_p
+    library.ov_executorch_runner_load.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    library.ov_executorch_runner_free.restype = None
+    library.ov_executorch_runner_free.argtypes = [ctypes.c_void_p]
+    library.ov_executorch_runner_load_method.restype = ctypes.c_int
+    library.ov_executorch_runner_load_method.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    library.ov_executorch_runner_execute.restype = ctypes.c_int
+    library.ov_executorch_runner_execute.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_char_p,
+        ctypes.POINTER(Value),
+        ctypes.c_size_t,
+        ctypes.POINTER(ctypes.c_size_t),
+    ]
+    library.ov_executorch_runner_output.restype = ctypes.c_int
+    library.ov_executorch_runner_output.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.POINTER(Value),
+    ]
+    return library
+
+
+def _failure(what: str, code: int) -> ExecutionError:
+    reason = take_last_error()
+    return ExecutionError(
+        f"{what} failed with ExecuTorch error 0x{code:x}"
+        + (f"; OpenVINO delegate: {reason}" if reason else "")
+    )
+
+
+class NativeRunner:
+    """One program in the native library; call it from one thread at a time.
+
+    Args:
+        data: The ``.pte`` bytes; kept here, since the native side reads them.
+
+    Raises:
+        BackendUnavailableError: The native library cannot be loaded.
+        ExecutionError: Out of memory for the runner.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self._library = _runner_library()
+        self._data = data
+        handle = self._library.ov_executorch_runner_load(data, len(data))
+        if not handle:
+            raise ExecutionError("out of memory for the program's runner")
+        self._handle: int = handle
+        weakref.finalize(self, self._library.ov_executorch_runner_free, handle)
+
+    def load_method(self, name: str) -> None:
+        """Load ``name``: its delegates compile now.
+
+        Raises:
+            ExecutionError: ExecuTorch or a delegate refused it; with the delegate's reason.
+        """
+        code = self._library.ov_executorch_runner_load_method(self._handle, name.encode())
+        if code:
+            raise _failure(f"loading method {name!r}", code)
+
+    def execute(self, name: str, inputs: Sequence[Value]) -> list[Value]:
+        """Run ``name`` on ``inputs``; return its outputs, whose data stays valid until the next call.
+
+        Raises:
+            ExecutionError: ExecuTorch or a delegate failed; with the delegate's reason.
+        """
+        values = (Value * len(inputs))(*inputs)
+        count = ctypes.c_size_t()
+        code = self._library.ov_executorch_runner_execute(
+            self._handle, name.encode(), values, len(inputs), ctypes.byref(count)
+        )
+        if code:
+            raise _failure(f"method {name!r}", code)
+        outputs = [Value() for _ in range(count.value)]
+        for index, output in enumerate(outputs):
+            code = self._library.ov_executorch_runner_output(
+                self._handle, index, ctypes.byref(output)
+            )
+            if code:
+                raise _failure(f"reading output {index} of method {name!r}", code)
+        return outputs
