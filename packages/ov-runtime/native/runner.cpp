@@ -3,19 +3,16 @@
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/tensor/tensor_ptr.h>
 
-#include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "c_api.h"
 #include "errors.h"
 
 namespace ov_executorch {
 
-using executorch::aten::ScalarType;
-using executorch::aten::Tensor;
 using executorch::extension::BufferDataLoader;
 using executorch::extension::Module;
-using executorch::extension::TensorPtr;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
 

@@ -69,7 +69,8 @@ def test_non_utf8_value_is_refused():
 def test_unknown_key_lists_known_keys():
     with pytest.raises(
         CompileSpecError,
-        match=r"'precision'.*device, inference_precision, cache_dir, inference_num_threads",
+        match=r"'precision'.*device, inference_precision, cache_dir, inference_num_threads, "
+        r"enable_cpu_pinning",
     ):
         parse(("precision", b"f32"))
 
@@ -172,7 +173,13 @@ def test_every_key_has_a_help_line_for_command_lines():
     from ov_spec import KEY_HELP, KNOWN_KEYS
 
     assert tuple(KEY_HELP) == KNOWN_KEYS
-    assert KNOWN_KEYS == ("device", "inference_precision", "cache_dir", "inference_num_threads")
+    assert KNOWN_KEYS == (
+        "device",
+        "inference_precision",
+        "cache_dir",
+        "inference_num_threads",
+        "enable_cpu_pinning",
+    )
     assert all(text for text in KEY_HELP.values())
 
 
@@ -214,3 +221,16 @@ def test_inference_threads_become_openvinos_property():
 def test_a_thread_count_that_is_not_a_positive_number_is_refused(threads):
     with pytest.raises(CompileSpecError, match=r"'inference_num_threads'.*positive whole number"):
         parse(("inference_num_threads", threads.encode()))
+
+
+@pytest.mark.parametrize(("value", "property_value"), [("true", "YES"), ("false", "NO")])
+def test_cpu_pinning_becomes_openvinos_property(value, property_value):
+    options = parse(("enable_cpu_pinning", value.encode()))
+    assert options.properties()["ENABLE_CPU_PINNING"] == property_value
+
+
+def test_cpu_pinning_takes_true_or_false():
+    with pytest.raises(
+        CompileSpecError, match=r"'enable_cpu_pinning'.*'YES'; expected true or false"
+    ):
+        parse(("enable_cpu_pinning", b"YES"))

@@ -27,6 +27,8 @@ key                         values                          default
 ``cache_dir``               a folder for OpenVINO's model   none (no cache)
                             cache
 ``inference_num_threads``   a positive number of threads    OpenVINO's own (all cores)
+``enable_cpu_pinning``      ``true``, ``false``             OpenVINO's own (pinned on
+                                                            Linux)
 ==========================  ==============================  =========================
 """
 
@@ -44,6 +46,7 @@ DEVICE = "device"
 INFERENCE_PRECISION = "inference_precision"
 CACHE_DIR = "cache_dir"
 INFERENCE_NUM_THREADS = "inference_num_threads"
+ENABLE_CPU_PINNING = "enable_cpu_pinning"
 
 DEFAULT_DEVICE = "CPU"
 PRECISIONS = ("f32", "f16", "bf16")
@@ -97,6 +100,10 @@ class OpenvinoOptions:
             on, as text (``"1"``); ``None`` for OpenVINO's default. One thread
             each lets programs that run in parallel (one per Python thread)
             share the cores without contending.
+        enable_cpu_pinning: ``true`` or ``false``: whether OpenVINO's CPU
+            plugin pins its threads to cores; ``None`` for its default (pinned
+            on Linux). Programs that run in parallel in one process, each on
+            one thread, are pinned to the same core unless this is ``false``.
 
     Raises:
         CompileSpecError: A field holds a value OpenVINO would not accept; the
@@ -117,6 +124,12 @@ class OpenvinoOptions:
     inference_num_threads: str | None = field(
         default=None,
         metadata={"help": "threads OpenVINO runs one inference on (default: all cores)"},
+    )
+    enable_cpu_pinning: str | None = field(
+        default=None,
+        metadata={
+            "help": "true or false: pin OpenVINO's CPU threads to cores (default: OpenVINO's)"
+        },
     )
 
     def __post_init__(self) -> None:
@@ -145,6 +158,11 @@ class OpenvinoOptions:
             raise CompileSpecError(
                 f"compile spec {INFERENCE_NUM_THREADS!r} has the value {threads!r}; expected a "
                 "positive whole number such as '1'"
+            )
+        if self.enable_cpu_pinning not in (None, "true", "false"):
+            raise CompileSpecError(
+                f"compile spec {ENABLE_CPU_PINNING!r} has the value "
+                f"{self.enable_cpu_pinning!r}; expected true or false"
             )
         cache_dir = self.cache_dir
         if cache_dir is not None and os.path.exists(cache_dir) and not os.path.isdir(cache_dir):
@@ -179,6 +197,8 @@ class OpenvinoOptions:
             properties["CACHE_DIR"] = self.cache_dir
         if self.inference_num_threads is not None:
             properties["INFERENCE_NUM_THREADS"] = str(int(self.inference_num_threads))
+        if self.enable_cpu_pinning is not None:
+            properties["ENABLE_CPU_PINNING"] = "YES" if self.enable_cpu_pinning == "true" else "NO"
         return properties
 
     @classmethod
