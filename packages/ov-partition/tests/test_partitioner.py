@@ -22,11 +22,11 @@ class AddSoftmax(torch.nn.Module):
         return torch.softmax(x + 1, dim=-1)
 
 
-def test_delegation_spec_uses_the_backend_id_and_the_given_specs():
+def test_delegation_spec_uses_the_backend_id_and_the_parsed_specs():
     specs = [CompileSpec("device", b"CPU"), CompileSpec("inference_precision", b"")]
     partitioner = OpenvinoPartitioner(specs)
     assert partitioner.delegation_spec.backend_id == BACKEND_ID
-    assert list(partitioner.delegation_spec.compile_specs) == specs
+    assert list(partitioner.delegation_spec.compile_specs) == [CompileSpec("device", b"CPU")]
 
 
 def test_bad_spec_raises_when_the_partitioner_is_built():
@@ -125,3 +125,12 @@ def test_integer_ops_openvino_computes_in_float32_stay_on_cpu(op):
         assert (tag is not None) == delegated, (op, dtype)
         if not delegated:
             assert "float32, exact only up to 2**24" in next(iter(partitioner.rejections.values()))
+
+
+def test_str_spec_values_reach_the_program_as_bytes():
+    from executorch.exir.backend.compile_spec_schema import CompileSpec
+
+    partitioner = OpenvinoPartitioner([CompileSpec("device", "GPU"), CompileSpec("cache_dir", "")])
+    assert [(s.key, s.value) for s in partitioner.delegation_spec.compile_specs] == [
+        ("device", b"GPU")
+    ]

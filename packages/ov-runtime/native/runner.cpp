@@ -20,6 +20,21 @@ Runner::Runner(const void* data, size_t size)
     : module_(std::make_unique<Module>(std::make_unique<BufferDataLoader>(data, size))) {}
 
 Error Runner::load_method(const std::string& method) {
+  auto meta = module_->method_meta(method);
+  if (!meta.ok()) return meta.error();
+  // Module::execute binds no output storage: outputs ExecuTorch did not plan
+  // memory for (alloc_graph_output=False) would be written nowhere.
+  for (size_t i = 0; i < meta->num_outputs(); ++i) {
+    auto tag = meta->output_tag(i);
+    if (!tag.ok() || tag.get() != executorch::runtime::Tag::Tensor) continue;
+    auto info = meta->output_tensor_meta(i);
+    if (info.ok() && !info->is_memory_planned()) {
+      log_error("output %zu of method '%s' has no planned memory; lower the program with "
+                "ExecuTorch's default memory planning (alloc_graph_output=True)",
+                i, method.c_str());
+      return Error::NotSupported;
+    }
+  }
   return module_->load_method(method);
 }
 

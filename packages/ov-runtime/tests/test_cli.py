@@ -84,11 +84,11 @@ def test_lower_writes_a_pte_and_prints_the_partition_summary(exported, tmp_path,
     assert "OpenVINO's PyTorch frontend does not convert aten.atan2.default" in out
     assert main(["inspect", str(pte)]) == 0
     report = capsys.readouterr().out
-    assert "delegate 0: OvExecutorchBackend" in report
+    assert "delegate 0 of forward: OvExecutorchBackend" in report
     assert "payload version 2" in report
     assert "device CPU; properties: INFERENCE_PRECISION_HINT=bf16" in report
     assert "input 0: tensor f32[2,3]" in report and "output 0: tensor f32[2,3]" in report
-    assert "aten::atan2.out x1: OpenVINO's PyTorch frontend does not convert" in report
+    assert "forward: aten::atan2.out x1: OpenVINO's PyTorch frontend does not convert" in report
 
 
 def test_inspect_lowers_an_exported_program_with_the_given_specs(exported, capsys):
@@ -180,3 +180,30 @@ def test_an_unknown_option_is_named_with_the_commands_usage(exported, tmp_path, 
         main(["lower", str(exported), "-o", str(tmp_path / "x.pte"), "--colour", "red"])
     err = capsys.readouterr().err
     assert "usage: ov-executorch lower" in err and "unrecognized arguments: --colour red" in err
+
+
+class Triple(torch.nn.Module):
+    def forward(self, x):
+        return x * 3
+
+
+def test_an_inputs_file_of_one_tensor_is_the_one_input(tmp_path, capsys):
+    pte = tmp_path / "triple.pte"
+    lower(Triple(), (torch.ones(3, 2),)).save(str(pte))
+    inputs = tmp_path / "inputs.pt"
+    torch.save(torch.ones(3, 2), inputs)
+    assert main(["run", str(pte), "--inputs", str(inputs)]) == 0
+    assert (
+        "output 0: tensor shape=(3, 2) dtype=torch.float32 min=3 max=3" in capsys.readouterr().out
+    )
+
+
+@pytest.mark.parametrize("content", [{"x": 1}, None], ids=["dict", "none"])
+def test_an_inputs_file_of_something_else_is_named(tmp_path, capsys, content):
+    pte = tmp_path / "triple.pte"
+    lower(Triple(), (torch.ones(3, 2),)).save(str(pte))
+    inputs = tmp_path / "inputs.pt"
+    torch.save(content, inputs)
+    assert main(["run", str(pte), "--inputs", str(inputs)]) == 2
+    err = capsys.readouterr().err
+    assert f"holds a {type(content).__name__}; expected a file written by torch.save" in err

@@ -37,10 +37,10 @@ def test_a_pte_reports_the_same_delegates_and_its_cpu_kernels():
     from_lowering = inspect_program(lowered)
     from_pte = inspect_program(lowered.buffer)
     assert from_pte.delegates == from_lowering.delegates
-    assert from_pte.cpu_nodes["aten::atan2.out x1"] == (
-        "OpenVINO's PyTorch frontend does not convert aten.atan2.default"
+    assert from_pte.cpu_nodes["forward: aten::atan2.out x1"] == (
+        "OpenVINO's PyTorch frontend does not convert aten.atan2"
     )
-    assert "delegate 0: OvExecutorchBackend" in from_pte.format()
+    assert "delegate 0 of forward: OvExecutorchBackend" in from_pte.format()
 
 
 def test_a_delegate_of_another_backend_is_listed_without_a_payload_reading():
@@ -51,3 +51,37 @@ def test_a_delegate_of_another_backend_is_listed_without_a_payload_reading():
     report = inspect_program(program.to_executorch().buffer)
     assert report.delegates and report.delegates[0].backend_id == "XnnpackBackend"
     assert report.delegates[0].payload_version is None
+
+
+def test_a_kernel_the_frontend_converts_is_named_as_a_check_not_as_unconverted():
+    class Float64Add(torch.nn.Module):
+        def forward(self, x):
+            return x + 1  # float64: kept off OpenVINO by a dtype check
+
+    lowered = lower(Float64Add(), (torch.ones(3, dtype=torch.float64),))
+    reasons = inspect_program(lowered.buffer).cpu_nodes
+    check = "a dtype or argument check of the partitioner (inspecting the .pt2 names it)"
+    assert reasons["forward: aten::add.out x1"] == check
+    assert set(reasons.values()) == {check}
+
+
+def test_every_method_of_a_program_is_reported():
+    from executorch.exir import to_edge_transform_and_lower
+
+    from ov_runtime import OpenvinoPartitioner
+
+    class Double(torch.nn.Module):
+        def forward(self, x):
+            return x * 2
+
+    class PlusOne(torch.nn.Module):
+        def forward(self, x):
+            return x + 1
+
+    programs = {
+        "forward": torch.export.export(Double(), (torch.ones(2),)),
+        "plus_one": torch.export.export(PlusOne(), (torch.ones(2),)),
+    }
+    lowered = to_edge_transform_and_lower(programs, partitioner=[OpenvinoPartitioner()])
+    report = inspect_program(lowered.to_executorch().buffer)
+    assert sorted(d.method for d in report.delegates) == ["forward", "plus_one"]

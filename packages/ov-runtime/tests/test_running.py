@@ -177,3 +177,99 @@ def test_channels_last_inputs_are_passed_in_their_memory_order():
     output = run(lower(model, (x,)).buffer, [x])[0]
     with torch.no_grad():
         assert torch.allclose(output, model(x), atol=1e-5)
+
+
+class TimesTwoPlus(torch.nn.Module):
+    def forward(self, x, y):
+        return x * 2 + y
+
+
+@pytest.mark.parametrize(
+    ("exported_as", "given_as"),
+    [
+        ("contiguous", "transposed"),
+        ("contiguous", "channels_last"),
+        ("channels_last", "contiguous"),
+    ],
+)
+def test_an_input_in_another_memory_order_than_the_methods_is_read_by_value(exported_as, given_as):
+    def layout(tensor, name):
+        if name == "channels_last":
+            return tensor.to(memory_format=torch.channels_last)
+        if name == "transposed":
+            return tensor.transpose(2, 3).contiguous().transpose(2, 3)
+        return tensor.contiguous()
+
+    x, y = torch.randn(1, 3, 4, 4), torch.randn(1, 3, 4, 4)
+    program = lower(TimesTwoPlus(), (layout(x, exported_as), layout(y, exported_as))).buffer
+    given = layout(x, given_as)
+    assert torch.allclose(run(program, [given, y])[0], x * 2 + y, atol=1e-6)
+
+
+def test_negated_views_are_read_by_value(program):
+    a = torch.randn(2, 3)
+    negated = torch._neg_view(a)
+    assert torch.equal(run(program, [negated, torch.zeros(2, 3)])[0], -a)
+
+
+def test_a_tensor_outside_cpu_memory_is_named(program):
+    with pytest.raises(ExecutionError, match=r"input 0 is on device meta; .*CPU memory"):
+        run(program, [torch.empty(2, 3, device="meta"), torch.ones(2, 3)])
+
+
+def test_a_sparse_tensor_is_named(program):
+    with pytest.raises(ExecutionError, match=r"input 0 is a sparse_coo tensor"):
+        run(program, [torch.ones(2, 3).to_sparse(), torch.ones(2, 3)])
+
+
+class Scaled(torch.nn.Module):
+    def forward(self, x, n: int, f: float, b: bool):
+        return x * n + f if b else x
+
+
+def test_scalar_inputs_run_with_the_values_the_program_was_exported_with():
+    inputs = (torch.ones(2), 3, 0.5, True)
+    method = load_program(lower(Scaled(), inputs).buffer).load_method()
+    assert torch.equal(method.execute(inputs)[0], torch.full((2,), 3.5))
+    with pytest.raises(ExecutionError, match=r"input 1 is 4; the method was exported with 3"):
+        method.execute((torch.ones(2), 4, 0.5, True))
+    with pytest.raises(ExecutionError, match=r"input 2 is int; the method takes float"):
+        method.execute((torch.ones(2), 3, 1, True))
+
+
+def test_outputs_without_planned_memory_are_refused_with_the_reason():
+    from executorch.exir import ExecutorchBackendConfig, to_edge
+    from executorch.exir.passes import MemoryPlanningPass
+
+    x = torch.randn(3, 4)
+    config = ExecutorchBackendConfig(
+        memory_planning_pass=MemoryPlanningPass(alloc_graph_output=False)
+    )
+    pte = to_edge(torch.export.export(TimesTwoPlus(), (x, x))).to_executorch(config).buffer
+    with pytest.raises(ExecutionError, match="output 0 of method 'forward' has no planned memory"):
+        run(pte, (x, x))
+
+
+EXIT_WHILE_RUNNING = """
+import sys, threading, time, torch
+from ov_runtime import load_program, lower
+model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU())
+x = torch.randn(64, 256)
+pte = lower(model, (x,)).buffer
+for method in [load_program(pte).load_method() for _ in range(2)]:
+    threading.Thread(target=lambda m=method: [m.execute([x]) for _ in iter(int, 1)], daemon=True).start()
+time.sleep(0.5)
+sys.exit(0)
+"""
+
+
+def test_the_interpreter_exits_cleanly_while_daemon_threads_run_programs():
+    for _ in range(3):
+        result = subprocess.run(
+            [sys.executable, "-c", EXIT_WHILE_RUNNING],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert result.returncode == 0, f"exit {result.returncode}: {result.stderr[-2000:]}"

@@ -183,13 +183,14 @@ def test_every_key_has_a_help_line_for_command_lines():
     assert all(text for text in KEY_HELP.values())
 
 
-def test_dtype_table_names_each_dtype_once_and_delegates_all_but_float64():
+def test_dtype_table_names_each_dtype_once_and_delegates_all_but_float64_and_wide_unsigned():
     from ov_spec import DELEGATE_DTYPES, DTYPES
 
     for attribute in ("torch_name", "scalar_type", "element_type"):
         values = [getattr(dtype, attribute) for dtype in DTYPES]
         assert len(values) == len(set(values)), attribute
-    assert {d.torch_name for d in DTYPES} - {d.torch_name for d in DELEGATE_DTYPES} == {"float64"}
+    left_out = {d.torch_name for d in DTYPES} - {d.torch_name for d in DELEGATE_DTYPES}
+    assert left_out == {"float64", "uint16", "uint32", "uint64"}
 
 
 def test_a_cache_dir_that_is_a_file_is_refused(tmp_path):
@@ -234,3 +235,27 @@ def test_cpu_pinning_takes_true_or_false():
         CompileSpecError, match=r"'enable_cpu_pinning'.*'YES'; expected true or false"
     ):
         parse(("enable_cpu_pinning", b"YES"))
+
+
+@pytest.mark.parametrize(
+    "specs", ["device=CPU", {"device": b"CPU"}, [("device", b"CPU")]], ids=["str", "dict", "tuples"]
+)
+def test_specs_that_are_not_a_list_of_entries_are_named(specs):
+    with pytest.raises(CompileSpecError, match="compile spec"):
+        OpenvinoOptions.from_compile_specs(specs)
+
+
+@pytest.mark.parametrize("value", [5, None, 1.5], ids=repr)
+def test_an_entry_value_that_is_not_bytes_or_text_is_named(value):
+    with pytest.raises(CompileSpecError, match=r"'device' has a value of type"):
+        OpenvinoOptions.from_compile_specs([Spec("device", value)])
+
+
+def test_a_memoryview_value_is_read_as_bytes():
+    view = memoryview(b"GPU")
+    assert OpenvinoOptions.from_compile_specs([Spec("device", view)]).device == "GPU"  # type: ignore[arg-type]
+
+
+def test_a_thread_count_openvino_cannot_hold_is_refused():
+    with pytest.raises(CompileSpecError, match="below 2"):
+        parse(("inference_num_threads", str(2**31).encode()))

@@ -1,7 +1,12 @@
 """ExecuTorch partitioner for the OpenVINO backend."""
 
 from ov_partition.exceptions import CompileSpecError
-from ov_partition.op_support import SUPPORTED_DTYPES, OpenvinoOperatorSupport, frontend_converts
+from ov_partition.op_support import (
+    SUPPORTED_DTYPES,
+    OpenvinoOperatorSupport,
+    converts,
+    frontend_converts,
+)
 from ov_partition.partitioner import OpenvinoPartitioner, compile_specs
 
 __all__ = [
@@ -10,5 +15,6 @@ __all__ = [
     "OpenvinoOperatorSupport",
     "OpenvinoPartitioner",
     "compile_specs",
+    "converts",
     "frontend_converts",
 ]

@@ -87,6 +87,15 @@ def frontend_converts(name: str) -> bool:
     return bool(_frontend().is_node_supported({}, probe))
 
 
+def converts(name: str) -> bool:
+    """Whether lowering converts the op ``name`` (``aten.add.Tensor``) for OpenVINO.
+
+    True for the ops OpenVINO's PyTorch frontend converts and for the
+    edge-dialect ops preprocess rewrites into such ops.
+    """
+    return name in _CONVERTED_BY_PREPROCESS or frontend_converts(name)
+
+
 def _check_callable(node: torch.fx.Node) -> str | None:
     if node.op != "call_function":
         return f"a {node.op} node is not an operation"
@@ -95,7 +104,7 @@ def _check_callable(node: torch.fx.Node) -> str | None:
 
 def _check_frontend(node: torch.fx.Node) -> str | None:
     name = op_name(node)
-    if name in _CONVERTED_BY_PREPROCESS or frontend_converts(name):
+    if converts(name):
         return None
     return f"OpenVINO's PyTorch frontend does not convert {name}"
 

@@ -50,8 +50,8 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
     Args:
         compile_specs: ExecuTorch compile specs (see :mod:`ov_spec`); ``None``
             means the defaults (device ``CPU``). They are validated here, before
-            any conversion starts, and passed unchanged to preprocess and to
-            the runtime, which read them with the same rules.
+            any conversion starts, and handed to preprocess as parsed (the last
+            entry of a key, UTF-8 bytes), which resolves them into the payload.
         skip_ops: Op names such as ``aten.nonzero.default`` (edge-dialect
             ``namespace.op.overload``) to keep on ExecuTorch's CPU kernels.
 
@@ -63,8 +63,9 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         self, compile_specs: Sequence[CompileSpec] | None = None, *, skip_ops: Collection[str] = ()
     ) -> None:
         """Validate ``compile_specs`` and build the delegation spec."""
-        specs = list(compile_specs or [])
-        self.options = OpenvinoOptions.from_compile_specs(specs)
+        self.options = OpenvinoOptions.from_compile_specs(compile_specs or [])
+        # The parsed specs, as bytes: ExecuTorch serializes only bytes values.
+        specs = [CompileSpec(key, value) for key, value in self.options.to_entries()]
         self.delegation_spec = DelegationSpec(BACKEND_ID, specs)
         self.skip_ops = frozenset(skip_ops)
         self.rejections: dict[str, str] = {}

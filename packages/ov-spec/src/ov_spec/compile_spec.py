@@ -153,11 +153,11 @@ class OpenvinoOptions:
             )
         threads = self.inference_num_threads
         if threads is not None and not (
-            threads.isdigit() and threads.isascii() and int(threads) > 0
+            threads.isdigit() and threads.isascii() and 0 < int(threads) < 2**31
         ):
             raise CompileSpecError(
                 f"compile spec {INFERENCE_NUM_THREADS!r} has the value {threads!r}; expected a "
-                "positive whole number such as '1'"
+                "positive whole number below 2**31, such as '1'"
             )
         if self.enable_cpu_pinning not in (None, "true", "false"):
             raise CompileSpecError(
@@ -217,9 +217,20 @@ class OpenvinoOptions:
             CompileSpecError: An unknown key, a value that is not UTF-8 text,
                 or a value outside what the key allows.
         """
+        if isinstance(specs, (str, bytes, Mapping)):
+            raise CompileSpecError(
+                f"compile specs are a list of ExecuTorch CompileSpec entries; got a "
+                f"{type(specs).__name__} (build them with compile_specs(...))"
+            )
         values: dict[str, str] = {}
         for spec in specs:
-            values[spec.key] = _text(spec.key, spec.value)
+            key, value = getattr(spec, "key", None), getattr(spec, "value", None)
+            if not isinstance(key, str):
+                raise CompileSpecError(
+                    f"a compile spec entry is a {type(spec).__name__}; entries are ExecuTorch "
+                    "CompileSpec objects with a str key and a bytes value"
+                )
+            values[key] = _text(key, value)
         return cls.from_mapping(values)
 
     @classmethod
@@ -259,9 +270,14 @@ KEY_HELP: Mapping[str, str] = {
 """Each compile spec key with a one-line description of its values and default."""
 
 
-def _text(key: str, value: bytes | str) -> str:
+def _text(key: str, value: object) -> str:
     if isinstance(value, str):
         return value
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        raise CompileSpecError(
+            f"compile spec {key!r} has a value of type {type(value).__name__}; values are "
+            "UTF-8 bytes (or str)"
+        )
     try:
         return bytes(value).decode("utf-8")
     except UnicodeDecodeError as error:

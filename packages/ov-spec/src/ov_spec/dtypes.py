@@ -8,8 +8,10 @@ OpenVINO's element type in ``native/element_types.cpp``, and a test checks that
 it agrees with this table.
 
 float64 is in the table but not delegated: OpenVINO's CPU plugin computes it
-in float32. Complex types, which have no OpenVINO element type, and
-ExecuTorch's quantized and bit types are left out.
+in float32; nor are the unsigned types wider than 8 bits, which ExecuTorch's
+own kernels take and this backend has not been checked on. Complex types,
+which have no OpenVINO element type, and ExecuTorch's quantized and bit types
+are left out.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ DTYPES: tuple[Dtype, ...] = (
     Dtype("float64", 7, "f64", delegated=False),
     Dtype("bool", 11, "boolean"),
     Dtype("bfloat16", 15, "bf16"),
+    Dtype("uint16", 27, "u16", delegated=False),
+    Dtype("uint32", 28, "u32", delegated=False),
+    Dtype("uint64", 29, "u64", delegated=False),
 )
 """The tensor dtypes of programs this backend handles, in ``ScalarType`` order."""
 

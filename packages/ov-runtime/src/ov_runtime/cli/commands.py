@@ -87,29 +87,29 @@ def _summary(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
-def _load_inputs(path: Path) -> Any:
-    """The inputs saved at ``path``: a tuple or list, or one tensor, of tensors and scalars."""
+def _load_inputs(path: Path) -> list[Any]:
+    """The inputs saved at ``path``: a tuple or list of tensors and scalars, or one tensor."""
     if not path.is_file():
         raise FileNotFoundError(f"no inputs file at {path}")
+    expected = "a file written by torch.save of a tuple of tensors and scalars, or of one tensor"
     try:
-        return torch.load(path, weights_only=True)
+        inputs = torch.load(path, weights_only=True)
     except Exception as error:  # torch.load raises several kinds for a file it cannot read
-        first_line = (
-            str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        )
-        raise ValueError(
-            f"cannot read inputs from {path} (a file written by torch.save of a tuple of "
-            f"tensors and scalars): {first_line}"
-        ) from error
+        text = str(error).strip()
+        first_line = text.splitlines()[0] if text else type(error).__name__
+        raise ValueError(f"cannot read inputs from {path} ({expected}): {first_line}") from error
+    if isinstance(inputs, torch.Tensor):
+        return [inputs]
+    if not isinstance(inputs, (tuple, list)):
+        raise ValueError(f"{path} holds a {type(inputs).__name__}; expected {expected}")
+    return list(inputs)
 
 
 def run_program(pte: Path, inputs_path: Path | None, method: str) -> int:
     """Run ``method`` of a saved ``.pte`` on the inputs saved at ``inputs_path``; print each output."""
-    inputs: Any = ()
-    if inputs_path is not None:
-        inputs = _load_inputs(inputs_path)
+    inputs = _load_inputs(inputs_path) if inputs_path is not None else []
     try:
-        outputs = run(pte, list(inputs), method=method)
+        outputs = run(pte, inputs, method=method)
     except ExecutionError as error:
         if inputs_path is None:
             raise ExecutionError(

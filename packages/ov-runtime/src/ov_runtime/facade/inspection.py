@@ -16,13 +16,14 @@ from pathlib import Path
 
 import numpy as np
 import openvino as ov
+import torch
 from executorch.exir._serialize._program import deserialize_pte_binary
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.schema import KernelCall, Program
 from torch.export import ExportedProgram
 
 from ov_convert import Payload, PayloadError
-from ov_partition import frontend_converts
+from ov_partition import converts
 from ov_runtime.exceptions import ExecutionError
 from ov_runtime.facade.lowering import LoweredProgram, lower
 from ov_runtime.facade.running import check_identifier
@@ -34,6 +35,7 @@ class DelegateReport:
     """One delegate of a program.
 
     Attributes:
+        method: The method it belongs to (``forward``).
         backend_id: The backend that runs it (``OvExecutorchBackend``).
         payload_bytes: Size of its processed bytes.
         payload_version: This backend's payload version; None for another
@@ -45,6 +47,7 @@ class DelegateReport:
         problem: Why the payload could not be read, else "".
     """
 
+    method: str
     backend_id: str
     payload_bytes: int
     payload_version: int | None = None
@@ -60,9 +63,9 @@ class ProgramReport:
     """The delegates of a program and the nodes it leaves on ExecuTorch's CPU kernels.
 
     Attributes:
-        delegates: Every delegate of the first execution plan, in order.
+        delegates: Every delegate of every method, in order.
         cpu_nodes: Each node (for a program lowered here) or CPU kernel (for
-            a ``.pte``, with its number of calls) left on ExecuTorch's CPU
+            a ``.pte``: ``method: kernel xcalls``) left on ExecuTorch's CPU
             kernels, with the reason.
     """
 
@@ -74,7 +77,8 @@ class ProgramReport:
         lines = [f"{len(self.delegates)} delegate(s)"]
         for index, delegate in enumerate(self.delegates):
             lines.append(
-                f"delegate {index}: {delegate.backend_id}, {delegate.payload_bytes} payload bytes"
+                f"delegate {index} of {delegate.method}: {delegate.backend_id}, "
+                f"{delegate.payload_bytes} payload bytes"
             )
             if delegate.problem:
                 lines.append(f"  cannot read the payload: {delegate.problem}")
@@ -119,31 +123,34 @@ def inspect_program(
     check_identifier(data[:8], "the buffer" if isinstance(program, bytes) else str(program))
     try:
         schema = deserialize_pte_binary(data).program
+        return ProgramReport(_delegates(schema), _cpu_kernels(schema))
     except Exception as error:  # the deserializer raises several kinds for damaged bytes
         raise ExecutionError(f"cannot read the ExecuTorch program: {error}") from error
-    return ProgramReport(_delegates(schema), _cpu_kernels(schema))
 
 
 def _delegates(program: Program) -> list[DelegateReport]:
-    plan = program.execution_plan[0]
     reports = []
-    for delegate in plan.delegates:
-        data = bytes(program.backend_delegate_data[delegate.processed.index].data)
-        if delegate.id != BACKEND_ID:
-            reports.append(DelegateReport(delegate.id, len(data)))
-            continue
-        try:
-            reports.append(_read_payload(data))
-        except (PayloadError, RuntimeError) as error:
-            reports.append(DelegateReport(delegate.id, len(data), problem=str(error)))
+    for plan in program.execution_plan:
+        for delegate in plan.delegates:
+            data = bytes(program.backend_delegate_data[delegate.processed.index].data)
+            if delegate.id != BACKEND_ID:
+                reports.append(DelegateReport(plan.name, delegate.id, len(data)))
+                continue
+            try:
+                reports.append(_read_payload(plan.name, data))
+            except (PayloadError, RuntimeError) as error:
+                reports.append(
+                    DelegateReport(plan.name, delegate.id, len(data), problem=str(error))
+                )
     return reports
 
 
-def _read_payload(data: bytes) -> DelegateReport:
+def _read_payload(method: str, data: bytes) -> DelegateReport:
     payload = Payload.from_bytes(data)
     weights = ov.Tensor(np.frombuffer(payload.weights, dtype=np.uint8).copy())
     model = ov.Core().read_model(model=payload.xml, weights=weights)
     return DelegateReport(
+        method=method,
         backend_id=BACKEND_ID,
         payload_bytes=len(data),
         payload_version=int.from_bytes(data[8:12], "little"),
@@ -162,26 +169,31 @@ def _ports(ports: Sequence[ov.Output], kinds: str) -> list[str]:
     ]
 
 
-def _functional_name(name: str, overload: str) -> str:
-    """``aten.add.Tensor`` for the out-variant kernel ``aten::add`` ``out``."""
-    functional = "default" if overload in ("", "out") else overload.removesuffix("_out")
-    return f"{name.replace('::', '.')}.{functional}"
+def _reason(name: str) -> str:
+    """Why a kernel such as ``aten::add`` is on the CPU, as far as its name tells.
+
+    The kernel is an out variant; when lowering converts any functional
+    overload of the op, the reason was a dtype or argument check.
+    """
+    namespace, _, op = name.partition("::")
+    packet = getattr(getattr(torch.ops, namespace, None), op, None)
+    overloads = packet.overloads() if packet is not None else []
+    functional = [o for o in overloads if o != "out" and not o.endswith("_out")]
+    if any(converts(f"{namespace}.{op}.{overload}") for overload in functional):
+        return "a dtype or argument check of the partitioner (inspecting the .pt2 names it)"
+    return f"OpenVINO's PyTorch frontend does not convert {namespace}.{op}"
 
 
 def _cpu_kernels(program: Program) -> dict[str, str]:
-    plan = program.execution_plan[0]
-    calls: collections.Counter[int] = collections.Counter(
-        instruction.instr_args.op_index
-        for chain in plan.chains
-        for instruction in chain.instructions
-        if isinstance(instruction.instr_args, KernelCall)
-    )
     kernels = {}
-    for index, operator in enumerate(plan.operators):
-        name = _functional_name(operator.name, operator.overload)
-        if frontend_converts(name):
-            reason = "a dtype or argument check of the partitioner (lowering names it)"
-        else:
-            reason = f"OpenVINO's PyTorch frontend does not convert {name}"
-        kernels[f"{operator.name}.{operator.overload} x{calls[index]}"] = reason
+    for plan in program.execution_plan:
+        calls: collections.Counter[int] = collections.Counter(
+            instruction.instr_args.op_index
+            for chain in plan.chains
+            for instruction in chain.instructions
+            if isinstance(instruction.instr_args, KernelCall)
+        )
+        for index, operator in enumerate(plan.operators):
+            key = f"{plan.name}: {operator.name}.{operator.overload} x{calls[index]}"
+            kernels[key] = _reason(operator.name)
     return kernels

@@ -1,12 +1,15 @@
 """Check a method's inputs before ExecuTorch sees them, naming what is wrong.
 
 ExecuTorch refuses a bad input with an error code only (``set_inputs() ...
-failed with error 0x10``). The checks here come from the method's metadata
-(dtype, rank and planned sizes of each tensor input) and from the program
-itself, which says whether each input tensor is static (every dimension fixed)
-or bounded (each dimension at most its planned size). ExecuTorch records this
-per tensor, not per dimension, so a dimension that export fixed inside a
-bounded tensor is left for the delegate to refuse.
+failed with error 0x10``), and copies a tensor's bytes into its planned buffer
+without looking at the tensor's memory order. The checks here come from the
+program itself, read in place from the ``.pte``: for each tensor input its
+dtype, planned sizes, dim order, and whether it is static (every size fixed)
+or bounded (each size at most its planned one); for each scalar input its kind
+and the value the program was exported with, which ExecuTorch 1.5 requires
+again. ExecuTorch records staticness per tensor, not per dimension, so a
+dimension that export fixed inside a bounded tensor is left for the delegate
+to refuse.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from typing import Any
 
 import torch
 from executorch.exir._serialize._flatbuffer_program import _patch_generated_flatbuffer_aliases
+from executorch.exir._serialize.generated.executorch_flatbuffer.Bool import Bool as FlatBool
+from executorch.exir._serialize.generated.executorch_flatbuffer.Double import Double as FlatDouble
+from executorch.exir._serialize.generated.executorch_flatbuffer.Int import Int as FlatInt
 from executorch.exir._serialize.generated.executorch_flatbuffer.KernelTypes import KernelTypes
 from executorch.exir._serialize.generated.executorch_flatbuffer.Program import (
     Program as FlatProgram,
@@ -32,6 +38,7 @@ from ov_spec import DTYPES
 
 # ExecuTorch's ScalarType code of each dtype a program may take.
 _DTYPES = {dtype.scalar_type: getattr(torch, dtype.torch_name) for dtype in DTYPES}
+_SCALARS = {KernelTypes.Int: int, KernelTypes.Double: float, KernelTypes.Bool: bool}
 
 
 @functools.cache
@@ -41,30 +48,65 @@ def _generated_reader_ready() -> None:
     _patch_generated_flatbuffer_aliases()
 
 
-def static_inputs(pte: bytes, method: str) -> list[bool]:
-    """Whether each input of ``method`` is a static tensor (False for bounded ones and scalars).
+@dataclass(frozen=True)
+class MethodInput:
+    """What a method takes at one input position.
 
-    Reads the ``.pte``'s flatbuffer in place with ExecuTorch's generated
-    reader, touching only the method's inputs.
+    Attributes:
+        kind: ``tensor``, or the Python type of a scalar input (``int``,
+            ``float``, ``bool``), or None for another kind ExecuTorch checks itself.
+        dtype: A tensor's dtype (None where the dtype table does not name it).
+        bounds: A tensor's planned sizes: the sizes of a static tensor, the
+            upper bounds of a bounded one.
+        dim_order: The order of a tensor's dims in memory (``(0, 2, 3, 1)``
+            for channels_last).
+        static: Whether every size must equal its bound.
+        value: A scalar input's value in the program.
+    """
+
+    kind: type | str | None
+    dtype: torch.dtype | None = None
+    bounds: tuple[int, ...] = ()
+    dim_order: tuple[int, ...] = ()
+    static: bool = False
+    value: Any = None
+
+
+def method_inputs(pte: Any, method: str) -> list[MethodInput]:
+    """What each input of ``method`` takes, read from the ``.pte`` bytes in place.
+
+    Raises:
+        ExecutionError: The program has no such method.
     """
     _generated_reader_ready()
     program = FlatProgram.GetRootAs(pte, 0)
     for index in range(program.ExecutionPlanLength()):
         plan = program.ExecutionPlan(index)
-        if plan.Name().decode() != method:
-            continue
-        static = []
-        for position in range(plan.InputsLength()):
-            value = plan.Values(plan.Inputs(position))
-            table = value.Val()
-            if value.ValType() != KernelTypes.Tensor or table is None:
-                static.append(False)
-                continue
-            tensor = FlatTensor()
-            tensor.Init(table.Bytes, table.Pos)
-            static.append(tensor.ShapeDynamism() == TensorShapeDynamism.STATIC)
-        return static
-    return []
+        if plan.Name().decode() == method:
+            return [_input(plan.Values(plan.Inputs(i))) for i in range(plan.InputsLength())]
+    raise ExecutionError(f"the program has no method {method!r}")
+
+
+def _input(value: Any) -> MethodInput:
+    table, kind = value.Val(), value.ValType()
+    if table is None:
+        return MethodInput(None)
+    if kind == KernelTypes.Tensor:
+        tensor = FlatTensor()
+        tensor.Init(table.Bytes, table.Pos)
+        return MethodInput(
+            "tensor",
+            dtype=_DTYPES.get(tensor.ScalarType()),
+            bounds=tuple(tensor.Sizes(d) for d in range(tensor.SizesLength())),
+            dim_order=tuple(tensor.DimOrder(d) for d in range(tensor.DimOrderLength())),
+            static=tensor.ShapeDynamism() == TensorShapeDynamism.STATIC,
+        )
+    if kind in _SCALARS:
+        reader = {KernelTypes.Int: FlatInt, KernelTypes.Double: FlatDouble}.get(kind, FlatBool)()
+        reader.Init(table.Bytes, table.Pos)
+        read = {FlatInt: "IntVal", FlatDouble: "DoubleVal", FlatBool: "BoolVal"}[type(reader)]
+        return MethodInput(_SCALARS[kind], value=getattr(reader, read)())
+    return MethodInput(None)
 
 
 def as_input_list(inputs: Any, count: int, method: str) -> list[Any]:
@@ -97,67 +139,57 @@ def _inputs(count: int) -> str:
     return f"{count} input" if count == 1 else f"{count} inputs"
 
 
-@dataclass(frozen=True)
-class TensorInput:
-    """What a method takes as one tensor input.
-
-    Attributes:
-        dtype: Its dtype (None for one the dtype table does not name).
-        bounds: Its planned sizes: the sizes of a static tensor, the upper
-            bounds of a bounded one.
-        static: Whether every size must equal its bound.
-    """
-
-    dtype: torch.dtype | None
-    bounds: tuple[int, ...]
-    static: bool
-
-
-def tensor_inputs(meta: Any, static: Sequence[bool]) -> list[TensorInput | None]:
-    """What ``meta`` (ExecuTorch's ``MethodMeta``) says of each input; None for a scalar.
-
-    Args:
-        meta: The method's metadata.
-        static: Whether each input is a static tensor (see :func:`static_inputs`).
-    """
-    specs: list[TensorInput | None] = []
-    for index in range(meta.num_inputs()):
-        try:
-            planned = meta.input_tensor_meta(index)
-        except RuntimeError:  # a scalar input: ExecuTorch checks its type itself
-            specs.append(None)
-            continue
-        is_static = index < len(static) and static[index]
-        specs.append(TensorInput(_DTYPES.get(planned.dtype()), tuple(planned.sizes()), is_static))
-    return specs
-
-
-def check_inputs(specs: Sequence[TensorInput | None], inputs: Sequence[Any]) -> None:
-    """Check each tensor input's dtype, rank and sizes against what the method takes.
+def check_inputs(specs: Sequence[MethodInput], inputs: Sequence[Any]) -> None:
+    """Check each input against what the method takes at its position.
 
     Raises:
         ExecutionError: An input the method does not take; the message names the
             input, what the method takes and what was given.
     """
     for index, (spec, value) in enumerate(zip(specs, inputs, strict=True)):
-        if spec is None:
-            continue
-        if not isinstance(value, torch.Tensor):
-            raise ExecutionError(
-                f"input {index} is {type(value).__name__}; the method takes a tensor of shape "
-                f"{spec.bounds}"
-            )
-        if spec.dtype is not None and value.dtype != spec.dtype:
-            raise ExecutionError(
-                f"input {index} has dtype {value.dtype}; the method takes {spec.dtype}"
-            )
-        shape = tuple(value.shape)
-        if shape == spec.bounds:
-            continue
+        if spec.kind == "tensor":
+            _check_tensor(index, spec, value)
+        elif isinstance(spec.kind, type):
+            _check_scalar(index, spec, value)
+
+
+def _check_scalar(index: int, spec: MethodInput, value: Any) -> None:
+    assert isinstance(spec.kind, type)
+    given_kind = bool if isinstance(value, bool) else type(value)
+    if given_kind is not spec.kind:
+        raise ExecutionError(
+            f"input {index} is {type(value).__name__}; the method takes {spec.kind.__name__}"
+        )
+    if value != spec.value:
+        raise ExecutionError(
+            f"input {index} is {value!r}; the method was exported with {spec.value!r} there, "
+            "and ExecuTorch 1.5 runs a scalar input only with the value it was exported with"
+        )
+
+
+def _check_tensor(index: int, spec: MethodInput, value: Any) -> None:
+    if not isinstance(value, torch.Tensor):
+        raise ExecutionError(
+            f"input {index} is {type(value).__name__}; the method takes a tensor of shape "
+            f"{spec.bounds}"
+        )
+    if value.device.type != "cpu":
+        raise ExecutionError(
+            f"input {index} is on device {value.device}; the method takes tensors in CPU memory"
+        )
+    if value.layout != torch.strided or value.is_nested:
+        kind = "nested" if value.is_nested else str(value.layout).removeprefix("torch.")
+        raise ExecutionError(f"input {index} is a {kind} tensor; the method takes a dense one")
+    if spec.dtype is not None and value.dtype != spec.dtype:
+        raise ExecutionError(
+            f"input {index} has dtype {value.dtype}; the method takes {spec.dtype}"
+        )
+    shape = tuple(value.shape)
+    if shape != spec.bounds:
         _check_sizes(index, shape, spec)
 
 
-def _check_sizes(index: int, shape: tuple[int, ...], spec: TensorInput) -> None:
+def _check_sizes(index: int, shape: tuple[int, ...], spec: MethodInput) -> None:
     bounds = spec.bounds
     if len(shape) != len(bounds):
         raise ExecutionError(

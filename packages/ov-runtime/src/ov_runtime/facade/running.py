@@ -9,7 +9,9 @@ program, and the program its bytes. Programs run in the native library
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,13 +19,8 @@ from typing import Any
 import executorch.runtime
 
 from ov_runtime.exceptions import ExecutionError
-from ov_runtime.facade.method_inputs import (
-    as_input_list,
-    check_inputs,
-    static_inputs,
-    tensor_inputs,
-)
-from ov_runtime.facade.values import dense, from_value, to_value
+from ov_runtime.facade.method_inputs import as_input_list, check_inputs, method_inputs
+from ov_runtime.facade.values import from_value, laid_out, to_value
 from ov_runtime.native import load_backend, take_last_error
 from ov_runtime.native.runner import NativeRunner
 
@@ -34,6 +31,21 @@ def _failure(message: str, error: RuntimeError) -> ExecutionError:
     return ExecutionError(
         f"{message}: {error}" + (f"; OpenVINO delegate: {reason}" if reason else "")
     )
+
+
+_LIVE_PROGRAMS: weakref.WeakSet[LoadedProgram] = weakref.WeakSet()
+
+
+@atexit.register
+def _finish_calls() -> None:
+    """At interpreter exit, wait for calls in flight and let no new one start.
+
+    A daemon thread may be inside a program when the process exits; the
+    libraries' static objects (OpenVINO's thread pools) must not be destroyed
+    under it. Each program's lock is taken and kept.
+    """
+    for program in list(_LIVE_PROGRAMS):
+        program._lock.acquire()
 
 
 class LoadedMethod:
@@ -48,7 +60,7 @@ class LoadedMethod:
         self.name = name
         self.program = program
         self._meta = program.metadata(name)
-        self._inputs = tensor_inputs(self._meta, program.static_inputs(name))
+        self._inputs = method_inputs(program.data, name)
 
     @property
     def metadata(self) -> Any:
@@ -75,7 +87,13 @@ class LoadedMethod:
         """
         values = as_input_list(inputs, len(self._inputs), self.name)
         check_inputs(self._inputs, values)
-        return self.program.execute(self.name, values)
+        # Tensors in the method's memory order, alive while the native side reads them.
+        held = [
+            laid_out(value, spec.dim_order) if spec.kind == "tensor" else value
+            for value, spec in zip(values, self._inputs, strict=True)
+        ]
+        orders = [spec.dim_order for spec in self._inputs]
+        return self.program.execute(self.name, held, orders)
 
 
 class LoadedProgram:
@@ -98,6 +116,7 @@ class LoadedProgram:
         self._runner = NativeRunner(data)
         self._loaded: set[str] = set()
         self._lock = threading.Lock()
+        _LIVE_PROGRAMS.add(self)
 
     @property
     def method_names(self) -> set[str]:
@@ -127,20 +146,18 @@ class LoadedProgram:
                 self._loaded.add(name)
         return LoadedMethod(name, self)
 
-    def execute(self, name: str, inputs: Sequence[Any]) -> list[Any]:
-        """Run method ``name`` on checked ``inputs``; return copies of its outputs.
+    def execute(
+        self, name: str, inputs: Sequence[Any], orders: Sequence[Sequence[int]]
+    ) -> list[Any]:
+        """Run method ``name`` on checked inputs, tensors laid out in ``orders``; copy its outputs.
 
         Raises:
             ExecutionError: ExecuTorch or a delegate failed.
         """
-        held = [dense(value) for value in inputs]  # alive while the native side reads them
+        values = [to_value(value, order) for value, order in zip(inputs, orders, strict=True)]
         with self._lock:
-            outputs = self._runner.execute(name, [to_value(value) for value in held])
+            outputs = self._runner.execute(name, values)
             return [from_value(output) for output in outputs]
-
-    def static_inputs(self, name: str) -> list[bool]:
-        """Whether each input of method ``name`` is a static tensor."""
-        return static_inputs(self.data, name)
 
     def _check_name(self, name: str) -> None:
         if name not in self._program.method_names:

@@ -1,8 +1,8 @@
 """Tensors and scalars to and from the native runner's values.
 
-A tensor input is passed by pointer, in its memory order (its dim order), so
-channels_last and other layouts need no copy; an output is copied out of the
-program's planned memory, which the next call reuses.
+A tensor input is passed by pointer when its memory is already in the
+method's dim order, and copied into that order otherwise; an output is copied
+out of the program's planned memory, which the next call reuses.
 """
 
 from __future__ import annotations
@@ -20,22 +20,19 @@ _SCALAR_TYPES = {getattr(torch, dtype.torch_name): dtype.scalar_type for dtype i
 _DTYPES = {code: dtype for dtype, code in _SCALAR_TYPES.items()}
 
 
-def dim_order(tensor: torch.Tensor) -> tuple[int, ...] | None:
-    """The order in which the tensor's dims are laid out densely, or None when they are not.
+def laid_out(tensor: torch.Tensor, order: Sequence[int]) -> torch.Tensor:
+    """``tensor`` with its memory in ``order`` (the method's dim order): itself, or a copy.
 
-    None for a slice with gaps or a broadcast: strides that no dense layout has.
-    The common layouts are answered without ``Tensor.dim_order``, which runs in
-    Python and would dominate the cost of a small call.
+    ExecuTorch copies an input's bytes into its planned buffer as they are, so
+    a tensor laid out otherwise (transposed, channels_last for a contiguous
+    input, a slice with gaps, a negated or conjugated view) is copied here.
     """
-    if tensor.is_contiguous():
-        return tuple(range(tensor.dim()))
-    if tensor.dim() == 4 and tensor.is_contiguous(memory_format=torch.channels_last):
-        return (0, 2, 3, 1)
-    try:
-        order = tuple(tensor.dim_order())
-    except RuntimeError:
-        return None
-    return order if _dense_strides(tensor.shape, order) == _strides(tensor, order) else None
+    if tensor.is_neg() or tensor.is_conj():
+        tensor = tensor.resolve_neg().resolve_conj()
+    if _dense_strides(tensor.shape, order) == _strides(tensor, order):
+        return tensor
+    inverse = sorted(range(len(order)), key=order.__getitem__)
+    return tensor.permute(*order).contiguous().permute(*inverse)
 
 
 def _dense_strides(sizes: Sequence[int], order: Sequence[int]) -> dict[int, int]:
@@ -52,17 +49,13 @@ def _strides(tensor: torch.Tensor, order: Sequence[int]) -> dict[int, int]:
     return {dim: tensor.stride(dim) for dim in order if tensor.shape[dim] > 1}
 
 
-def dense(value: Any) -> Any:
-    """``value``, or a contiguous copy of a tensor whose strides no dim order gives (a slice)."""
-    if isinstance(value, torch.Tensor) and dim_order(value) is None:
-        return value.contiguous()
-    return value
-
-
-def to_value(value: Any) -> Value:
+def to_value(value: Any, order: Sequence[int] = ()) -> Value:
     """A native value for an input: a tensor (by pointer, not copied), an int, a float or a bool.
 
-    The tensor must stay alive while the value is used, and be :func:`dense`.
+    Args:
+        value: The input; a tensor must be :func:`laid_out` in ``order`` and
+            stay alive while the value is used.
+        order: A tensor input's dim order.
 
     Raises:
         TypeError: Another kind of value, or a tensor of a dtype programs do not take.
@@ -74,9 +67,6 @@ def to_value(value: Any) -> Value:
             raise TypeError(f"tensors of dtype {value.dtype} are not taken")
         if value.dim() > MAX_RANK:
             raise ValueError(f"a tensor of rank {value.dim()}; at most {MAX_RANK} is taken")
-        order = dim_order(value)
-        if order is None:
-            raise ValueError(f"a tensor with strides {value.stride()} is not dense; see dense()")
         native.kind, native.dtype, native.rank = TENSOR, _SCALAR_TYPES[value.dtype], value.dim()
         native.sizes[: value.dim()] = list(value.shape)
         native.dim_order[: value.dim()] = list(order)

@@ -90,7 +90,9 @@ class NativeRunner:
         if not handle:
             raise ExecutionError("out of memory for the program's runner")
         self._handle: int = handle
-        weakref.finalize(self, self._library.ov_executorch_runner_free, handle)
+        # Not at interpreter exit: a daemon thread may still be inside a call,
+        # and the process's end frees the memory anyway.
+        weakref.finalize(self, self._library.ov_executorch_runner_free, handle).atexit = False
 
     def load_method(self, name: str) -> None:
         """Load ``name``: its delegates compile now.
