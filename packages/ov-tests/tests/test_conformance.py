@@ -1,0 +1,95 @@
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from ov_tests.conformance.flows import EXPECTED_FAILURES, OV_EXECUTORCH_FLOW, select_flows
+from ov_tests.conformance.report import FlowTable, Outcome
+from ov_tests.conformance.tester import OvExecutorchTester
+
+README = Path(__file__).parents[3] / "README.md"
+SUITE = "executorch.backends.test.suite.operators"
+
+
+def test_the_table_counts_each_flow_and_lists_causes():
+    table = FlowTable()
+    table.add(Outcome("a.py::test_x", "ov_executorch", "passed"))
+    table.add(Outcome("a.py::test_y", "ov_executorch", "failed", "Output Mismatch; max 2"))
+    table.add(Outcome("a.py::test_z", "ov_executorch", "skipped", "NaN not enforced"))
+    table.add(Outcome("a.py::test_x", "xnnpack", "passed, nothing delegated"))
+    text = table.markdown()
+    assert "| ov_executorch | 3 | 1 | 0 | 1 | 0 | 0 | 1 | 50.0% |" in text
+    assert "| xnnpack | 1 | 0 | 1 | 0 | 0 | 0 | 0 | 100.0% |" in text
+    assert "- `a.py::test_y`: Output Mismatch; max 2" in text
+    assert "- `a.py::test_z`: NaN not enforced" in text
+
+
+def test_unknown_flows_are_named_with_the_valid_ones():
+    assert select_flows(["ov_executorch"]) == {"ov_executorch": OV_EXECUTORCH_FLOW}
+    with pytest.raises(ValueError, match=r"unknown test flow\(s\) \['vulkan'\].*xnnpack"):
+        select_flows(["vulkan"])
+
+
+def test_the_tester_lowers_to_this_backend_and_runs_the_pte():
+    tester = OvExecutorchTester(torch.nn.Linear(4, 3), (torch.randn(2, 4),))
+    tester.export().to_edge_transform_and_lower().check_count(
+        {"torch.ops.higher_order.executorch_call_delegate": 1}
+    ).to_executorch().serialize().run_method_and_compare_outputs(atol=1e-6, rtol=0)
+
+
+def test_every_expected_failure_is_in_the_readme_table():
+    text = README.read_text(encoding="utf-8")
+    start = text.index("<!-- conformance-xfails -->")
+    rows = text[start : text.index("<!-- /conformance-xfails -->")]
+    listed = {line.split("`")[1] for line in rows.splitlines() if line.startswith("| `")}
+    assert listed == set(EXPECTED_FAILURES)
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.mark.slow
+def test_the_plugin_runs_the_suite_in_place_with_strict_xfails_and_a_table(tmp_path):
+    report = tmp_path / "table.md"
+    done = _run(
+        tmp_path,
+        "-m",
+        "pytest",
+        "-p",
+        "ov_tests.conformance.plugin",
+        "-p",
+        "no:cacheprovider",
+        "-rx",
+        "--ov-report",
+        str(report),
+        "--pyargs",
+        f"{SUITE}.test_transpose",
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    table = report.read_text(encoding="utf-8")
+    assert "| ov_executorch | 7 | 6 | 0 | 0 | 1 | 0 | 0 | 85.7% |" in table
+    assert "`test_transpose.py::test_transpose_identity`: Output Mismatch" in table
+    assert EXPECTED_FAILURES["test_transpose_identity"] in done.stdout
+
+
+@pytest.mark.slow
+def test_the_command_refuses_unknown_suites_and_flows(tmp_path):
+    bad_suite = _run(tmp_path, "-m", "ov_tests.conformance", "kernels")
+    assert bad_suite.returncode == 2
+    assert "unknown suite(s) ['kernels']; the suites are ['models', 'operators']" in (
+        bad_suite.stderr
+    )
+    bad_flow = _run(tmp_path, "-m", "ov_tests.conformance", "operators", "--flows", "vulkan")
+    assert bad_flow.returncode == 4
+    assert "unknown test flow(s) ['vulkan']" in bad_flow.stderr
