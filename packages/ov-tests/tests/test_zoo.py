@@ -4,6 +4,8 @@ from ov_tests import check_program
 from ov_tests.zoo import ZOO
 
 
+# ExecuTorch's SoftmaxModule example calls softmax without a dim.
+@pytest.mark.filterwarnings("ignore:Implicit dimension choice for softmax")
 @pytest.mark.parametrize(
     "entry",
     [pytest.param(entry, id=entry.name, marks=[pytest.mark.slow] * entry.slow) for entry in ZOO],
@@ -16,3 +18,12 @@ def test_zoo_model_lowers_whole_and_matches_eager_on_two_calls(entry):
     assert outcome.lowered.cpu_nodes == 0, outcome.lowered.rejections
     first, second = outcome.outputs
     assert any((a != b).any() for a, b in zip(first, second, strict=True)), "inputs did not matter"
+
+
+def test_every_executorch_example_is_in_the_zoo_or_has_a_reason():
+    from executorch.examples.models import MODEL_NAME_TO_MODEL
+
+    from ov_tests.zoo import EXAMPLES_IN_ZOO, EXAMPLES_LEFT_OUT
+
+    assert set(MODEL_NAME_TO_MODEL) == EXAMPLES_IN_ZOO | EXAMPLES_LEFT_OUT.keys()
+    assert not EXAMPLES_IN_ZOO & EXAMPLES_LEFT_OUT.keys()

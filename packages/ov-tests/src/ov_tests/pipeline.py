@@ -84,7 +84,7 @@ def check_program(
     for call_inputs in [inputs, *more_inputs]:
         with torch.no_grad():
             expected = tree_leaves(model(*call_inputs))
-        outputs = run(program, list(call_inputs))
+        outputs = run(program, tree_leaves(call_inputs))  # a method takes them flattened
         assert_same(outputs, expected, atol=atol, rtol=rtol)
         outcome.outputs.append(outputs)
         outcome.expected.append(expected)

@@ -4,7 +4,9 @@ Each :class:`ZooModel` builds a model in eval mode and makes its inputs for a
 seed, so a test can lower it once and compare two calls on different inputs
 with eager. Sources: torchvision's classification models, transformers'
 architectures from small configs, and ExecuTorch's example models
-(``executorch.examples.models.MODEL_NAME_TO_MODEL``) where they build offline.
+(``executorch.examples.models.MODEL_NAME_TO_MODEL``): built by ExecuTorch's own
+factory where that works offline, else the same architecture with seeded
+weights; :data:`EXAMPLES_LEFT_OUT` says why each other example is not here.
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ def _with_batch_statistics(model: torch.nn.Module, batch: torch.Tensor) -> torch
 
     With torchvision's initial weights and unit running variances, the logits of
     MobileNetV3 and EfficientNet shrink to 1e-9 and 1e-14, where any output
-    passes a comparison; statistics from a batch keep activations near unit scale.
+    passes a comparison, and Inception V3's grow to 1e11; statistics from a
+    batch keep activations near unit scale.
     """
     norms = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
     for norm in norms:
@@ -72,12 +75,17 @@ def _with_batch_statistics(model: torch.nn.Module, batch: torch.Tensor) -> torch
     return model.eval()
 
 
-def _torchvision(name: str) -> Callable[[], tuple[torch.nn.Module, Callable[[int], Inputs]]]:
+def _torchvision(
+    name: str, module: str = "", **options: Any
+) -> Callable[[], tuple[torch.nn.Module, Callable[[int], Inputs]]]:
+    """Build torchvision's ``name`` (from ``torchvision.models.<module>``) with seeded weights."""
+
     def build() -> tuple[torch.nn.Module, Callable[[int], Inputs]]:
         import torchvision  # imported here: it takes a second and few tests need it
 
         torch.manual_seed(0)
-        model: torch.nn.Module = getattr(torchvision.models, name)(weights=None)
+        namespace = getattr(torchvision.models, module) if module else torchvision.models
+        model: torch.nn.Module = getattr(namespace, name)(weights=None, **options)
         for layer in model.modules():
             # ViT's classifier starts at zero, which makes its logits ignore the image.
             if isinstance(layer, torch.nn.Linear) and not layer.weight.any():
@@ -163,6 +171,139 @@ def _whisper_encoder() -> tuple[torch.nn.Module, Callable[[int], Inputs]]:
     return _Outputs(encoder, "last_hidden_state").eval(), make
 
 
+def _he_initialized(model: torch.nn.Module) -> torch.nn.Module:
+    """Give every convolution and linear layer seeded He-normal weights; return the model.
+
+    Some example models' initial weights make the output constant (1e-9 for
+    MobileNetV2), where any result passes a comparison.
+    """
+    generator = torch.Generator().manual_seed(11)
+    with torch.no_grad():
+        for layer in model.modules():
+            if isinstance(layer, (torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Linear)):
+                fan_in = layer.weight[0].numel()
+                layer.weight.copy_(
+                    torch.randn(layer.weight.shape, generator=generator) * (2.0 / fan_in) ** 0.5
+                )
+    return model
+
+
+def _like(example: Inputs) -> Callable[[int], Inputs]:
+    """Make inputs shaped like ``example``: seed 0 is the example, others redraw float tensors."""
+
+    def make(seed: int) -> Inputs:
+        if seed == 0:
+            return example
+        generator = torch.Generator().manual_seed(seed)
+        return tuple(
+            torch.randn(x.shape, generator=generator).to(x.dtype)
+            if isinstance(x, torch.Tensor) and x.is_floating_point()
+            else x
+            for x in example
+        )
+
+    return make
+
+
+def _example(
+    name: str, *, he_init: bool = False
+) -> Callable[[], tuple[torch.nn.Module, Callable[[int], Inputs]]]:
+    """Build an example model with ExecuTorch's own factory (which must not download)."""
+
+    def build() -> tuple[torch.nn.Module, Callable[[int], Inputs]]:
+        from executorch.examples.models import MODEL_NAME_TO_MODEL
+        from executorch.examples.models.model_factory import EagerModelFactory
+
+        torch.manual_seed(0)
+        model, inputs, _, _ = EagerModelFactory.create_model(*MODEL_NAME_TO_MODEL[name])
+        model = _he_initialized(model) if he_init else model
+        return model.eval(), _like(tuple(inputs))
+
+    return build
+
+
+def _tiny_llama(**options: Any) -> Callable[[], tuple[torch.nn.Module, Callable[[int], Inputs]]]:
+    """ExecuTorch's Llama transformer (``examples.models.llama``) at a tiny size, seeded.
+
+    Its ``Llama2Model`` without a checkpoint builds on the meta device and never
+    fills the norms' weights or the rotary tables, so its output is NaN; the
+    transformer is built here on the CPU instead.
+    """
+
+    def build() -> tuple[torch.nn.Module, Callable[[int], Inputs]]:
+        from executorch.examples.models.llama.llama_transformer import construct_transformer
+        from executorch.examples.models.llama.model_args import ModelArgs
+
+        torch.manual_seed(0)
+        arguments = ModelArgs(
+            dim=64,
+            hidden_dim=128,
+            n_heads=4,
+            n_kv_heads=2,
+            n_layers=2,
+            vocab_size=256,
+            norm_eps=1e-6,
+            max_seq_len=128,
+            max_context_len=128,
+            max_batch_size=1,
+            use_kv_cache=False,
+            generate_full_logits=True,
+            **options,
+        )
+        return construct_transformer(arguments).eval(), _tokens(256, 32)
+
+    return build
+
+
+def _efficient_sam() -> tuple[torch.nn.Module, Callable[[int], Inputs]]:
+    from executorch.examples.models.efficient_sam.efficient_sam_core.efficient_sam import (
+        build_efficient_sam,
+    )
+
+    torch.manual_seed(0)
+    model = build_efficient_sam(encoder_patch_embed_dim=192, encoder_num_heads=3, checkpoint=None)
+
+    def make(seed: int) -> Inputs:
+        generator = torch.Generator().manual_seed(seed)
+        image = torch.randn(1, 3, 1024, 1024, generator=generator)
+        points = torch.rand(1, 1, 1, 2, generator=generator) * 1024
+        return image, points, torch.ones(1, 1, 1)
+
+    return model.eval(), make
+
+
+def _mobilebert() -> tuple[torch.nn.Module, Callable[[int], Inputs]]:
+    from transformers import MobileBertConfig, MobileBertModel
+
+    torch.manual_seed(0)
+    config = MobileBertConfig()  # google/mobilebert-uncased's architecture
+    model = _Outputs(MobileBertModel(config), "last_hidden_state")
+    return model.eval(), _tokens(config.vocab_size, 8)
+
+
+def _whisper() -> tuple[torch.nn.Module, Callable[[int], Inputs]]:
+    from executorch.examples.models.whisper.model import WhisperWrapper
+    from transformers import WhisperConfig, WhisperModel
+
+    torch.manual_seed(0)
+    config = WhisperConfig(  # openai/whisper-base's architecture
+        d_model=512,
+        encoder_layers=6,
+        decoder_layers=6,
+        encoder_attention_heads=8,
+        decoder_attention_heads=8,
+        encoder_ffn_dim=2048,
+        decoder_ffn_dim=2048,
+    )
+
+    def make(seed: int) -> Inputs:
+        generator = torch.Generator().manual_seed(seed)
+        start = torch.tensor([[config.decoder_start_token_id]])
+        return torch.randn(1, 80, 3000, generator=generator), start
+
+    return WhisperWrapper(WhisperModel(config)).eval(), make
+
+
 ZOO: list[ZooModel] = [
     ZooModel("torchvision/resnet18", _torchvision("resnet18")),
     ZooModel("torchvision/mobilenet_v3_small", _torchvision("mobilenet_v3_small")),
@@ -174,5 +315,70 @@ ZOO: list[ZooModel] = [
     ZooModel("transformers/gpt2", _gpt2),
     ZooModel("transformers/llama", _llama),
     ZooModel("transformers/whisper_encoder", _whisper_encoder),
+    *(
+        ZooModel(f"executorch/{name}", _example(name))
+        for name in ("mul", "linear", "add", "add_mul", "softmax", "conv1d", "lstm", "resnet8")
+    ),
+    ZooModel("executorch/sdpa", _example("sdpa"), atol=1e-2, rtol=1e-2),  # bfloat16 inputs
+    *(
+        ZooModel(f"executorch/{name}", _example(name, he_init=True))
+        for name in ("deep_autoencoder", "ds_cnn", "mobilenet_v1_025", "mv2_untrained")
+    ),
+    ZooModel("executorch/mv2", _torchvision("mobilenet_v2")),
+    ZooModel("executorch/mv3", _torchvision("mobilenet_v3_small")),
+    ZooModel("executorch/resnet50", _torchvision("resnet50")),
+    ZooModel(
+        "executorch/ic3",
+        _torchvision("inception_v3", aux_logits=False, init_weights=True),
+        atol=1e-3,  # logits up to 10 after 94 convolutions: 5e-4 of float32 rounding
+        slow=True,
+    ),
+    ZooModel(
+        "executorch/dl3",
+        _torchvision("deeplabv3_resnet50", "segmentation", weights_backbone=None),
+        atol=1e-3,  # 3e-4 of float32 rounding through ResNet-50 and dilated convolutions
+        slow=True,
+    ),
+    ZooModel("executorch/efficient_sam", _efficient_sam, slow=True),
+    ZooModel("executorch/mobilebert", _mobilebert, slow=True),
+    ZooModel("executorch/whisper", _whisper, slow=True),
+    ZooModel("executorch/llama", _tiny_llama()),
+    ZooModel(
+        "executorch/qwen3",
+        _tiny_llama(
+            head_dim=16,
+            use_hf_rope=True,
+            use_qk_norm=True,
+            qk_norm_before_rope=True,
+            rope_theta=1e6,
+        ),
+    ),
 ]
 """Every model of the zoo, in test order."""
+
+EXAMPLES_IN_ZOO = {
+    "mul", "linear", "add", "add_mul", "softmax", "conv1d", "lstm", "resnet8", "sdpa",
+    "deep_autoencoder", "ds_cnn", "mobilenet_v1_025", "mv2_untrained", "mv2", "mv3",
+    "resnet18", "resnet50", "vit", "ic3", "dl3", "efficient_sam", "mobilebert", "whisper",
+    "llama", "llama2", "qwen3", "smolvlm",
+}  # fmt: skip
+"""ExecuTorch's example models the zoo covers: ``resnet18`` and ``vit`` are the
+torchvision entries, and ``llama2`` and ``smolvlm`` build the same Llama
+transformer as ``llama`` (``Llama2Model``)."""
+
+EXAMPLES_LEFT_OUT = {
+    "edsr": "needs the torchsr package, and its weights download",
+    "emformer_transcribe": "needs torchaudio (none pairs with torch 2.13), and its weights download",
+    "emformer_predict": "needs torchaudio (none pairs with torch 2.13), and its weights download",
+    "emformer_join": "needs torchaudio (none pairs with torch 2.13), and its weights download",
+    "w2l": "needs torchaudio (none pairs with torch 2.13)",
+    "ic4": "needs timm, and its weights download",
+    "deit_tiny": "needs timm, and its weights download",
+    "llama3_2_vision_encoder": "needs torchtune",
+    "qwen2_5_1_5b": "needs torchtune (imported by its weight converter); weights download",
+    "phi_4_mini": "needs torchtune (imported by its weight converter); weights download",
+    "smollm2": "needs torchtune (imported by its weight converter); weights download",
+    "llava": "needs accelerate and the 7B model from the hub",
+    "yolo26": "needs ultralytics, and its weights download",
+}
+"""ExecuTorch's example models the zoo does not build, with the reason."""
