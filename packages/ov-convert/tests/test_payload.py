@@ -136,9 +136,14 @@ def test_an_ir_shorter_than_any_model_is_refused():
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("device", "C\0PU"), ("properties", {"K": "v\0"}), ("inputs", "TX")],
+    [("device", "C\0PU"), ("properties", {"K": "v\0"}), ("inputs", "TX"), ("inputs", "C")],
 )
 def test_values_the_layout_cannot_carry_are_refused(field, value):
     arguments = {"xml": XML, "weights": b"", "device": "CPU", field: value}
     with pytest.raises(PayloadError):
         Payload(**arguments)
+
+
+def test_copied_outputs_round_trip():
+    payload = Payload(xml=XML, weights=b"", device="CPU", inputs="T", outputs="TCS")
+    assert Payload.from_bytes(payload.to_bytes()).outputs == "TCS"

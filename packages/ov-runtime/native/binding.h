@@ -17,8 +17,9 @@ enum class Binding {
   // A tensor wrapped in place: every input tensor, and each output whose
   // shape is static, which OpenVINO then writes into ExecuTorch's buffer.
   kZeroCopy,
-  // An output whose shape can change: OpenVINO writes its own buffer, which
-  // it reuses; after inference the ExecuTorch tensor is resized to OpenVINO's
+  // An output whose shape can change, or one the model passes through (which
+  // OpenVINO does not write into a bound buffer): OpenVINO keeps its own
+  // buffer; after inference the ExecuTorch tensor is resized to OpenVINO's
   // shape and the data copied in.
   kCopyAfterInfer,
   // An Int, Double or Bool EValue: an input is copied into a one-element
@@ -46,7 +47,8 @@ struct Argument {
 bool read_port(const OpenvinoApi& api, const ov_output_const_port_t* port, Port* info,
                std::string* error);
 
-// The binding of an argument of `kind` ('T' tensor, 'S' scalar, from the payload).
+// The binding of an argument of `kind` ('T' tensor, 'S' scalar, 'C' copied output, from
+// the payload).
 Binding choose_binding(char kind, const Port& port, bool is_input);
 
 // Sets the index-th input of `request` from `value`.

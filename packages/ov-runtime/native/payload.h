@@ -29,6 +29,9 @@ struct PayloadView {
 
 constexpr char kTensorArgument = 'T';
 constexpr char kScalarArgument = 'S';
+// An output tensor the model passes through (a Parameter, a Constant, or the
+// same value as an earlier output): copied out after inference, never bound.
+constexpr char kCopiedArgument = 'C';
 
 // Parses `size` bytes at `data`. Returns false and sets *error on a short
 // buffer, a wrong magic or version, sections anywhere but where

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import openvino as ov
 import torch
+from openvino import opset13
 from openvino.frontend import FrontEndManager
 from openvino.frontend.pytorch.fx_decoder import TorchFXPythonDecoder
 from openvino.preprocess import PrePostProcessor
 from torch.export import ExportedProgram
 
 from ov_convert.exceptions import ConversionError
-from ov_convert.payload import SCALAR, TENSOR
+from ov_convert.payload import COPIED, SCALAR, TENSOR
 from ov_spec import DELEGATE_DTYPES
 
 _ELEMENT_TYPES: dict[torch.dtype, ov.Type] = {
@@ -124,6 +125,7 @@ def convert_module(
     dtypes = [_dtype(value) for value in inputs]
     types = [element_type(dtype, f"partition input {i}") for i, dtype in enumerate(dtypes)]
     shapes = [_shape(value) for value in inputs]
+    repeats = _drop_repeated_outputs(module)
     try:
         frontend = FrontEndManager().load_by_framework("pytorch")
         # The decoder must outlive convert(): the loaded model only holds a C++
@@ -139,6 +141,7 @@ def convert_module(
             f"OpenVINO's PyTorch frontend failed to convert a partition: {error}"
         ) from error
 
+    model = _with_repeated_outputs(model, repeats)
     if len(model.inputs) != len(inputs):
         raise ConversionError(
             f"the converted model takes {len(model.inputs)} inputs but the partition has "
@@ -173,9 +176,61 @@ def convert_module(
     return processor.build()
 
 
+def _drop_repeated_outputs(module: torch.fx.GraphModule) -> list[int]:
+    """Keep each value once among the graph's outputs; return, per output, its index among those kept.
+
+    OpenVINO's FX decoder fails on a graph that returns one node twice ("Tensor
+    name is not a number"), as a partition does once a no-op alias of an
+    output is dropped (``ov_passes.drop_no_op_aliases``).
+    """
+    output = next(node for node in module.graph.nodes if node.op == "output")
+    values = list(output.args[0])
+    kept = list(dict.fromkeys(values))
+    if len(kept) < len(values):
+        output.args = (tuple(kept),)
+    return [kept.index(value) for value in values]
+
+
+def _with_repeated_outputs(model: ov.Model, repeats: list[int]) -> ov.Model:
+    """Return ``model`` with one result per partition output: ``repeats[i]`` is output i's source."""
+    if repeats == list(range(len(repeats))):
+        return model
+    results = model.get_results()
+    first = {index: position for position, index in reversed(list(enumerate(repeats)))}
+    ordered = [
+        results[index]
+        if first[index] == position
+        else opset13.result(results[index].input_value(0))
+        for position, index in enumerate(repeats)
+    ]
+    return ov.Model(ordered, model.get_parameters(), model.get_friendly_name())
+
+
 def signature(values: Sequence[object]) -> str:
     """One letter per value: ``T`` for a tensor, ``S`` for a scalar (int, float, bool)."""
     return "".join(TENSOR if isinstance(value, torch.Tensor) else SCALAR for value in values)
+
+
+def output_signature(model: ov.Model, outputs: Sequence[object]) -> str:
+    """The outputs' letters, with ``C`` for each tensor output the model does not compute.
+
+    Such an output is a Parameter, a Constant, or the same value as an earlier
+    output (``x.transpose(0, 0)``, ``return y, y``). Bound to ExecuTorch's buffer
+    like a computed one, OpenVINO's CPU plugin leaves that buffer unwritten and
+    can hand the buffer to the Parameter, so even other outputs that read the
+    input come out wrong; copied after inference, they are right.
+    """
+    letters = list(signature(outputs))
+    seen: set[tuple[str, int]] = set()
+    for index, result in enumerate(model.get_results()):
+        source = result.input_value(0)
+        node = source.get_node()
+        key = (node.get_name(), source.get_index())
+        passed_through = node.get_type_name() in ("Parameter", "Constant") or key in seen
+        if letters[index] == TENSOR and passed_through:
+            letters[index] = COPIED
+        seen.add(key)
+    return "".join(letters)
 
 
 def serialize(model: ov.Model) -> tuple[bytes, bytes]:

@@ -28,7 +28,10 @@ accept this layout and no other):
   Resolved from the compile specs at lowering (``ov_spec``); the runtime
   applies them as they are.
 * signature: one ASCII letter per delegate input, ``/``, one per output:
-  ``T`` for a tensor, ``S`` for a scalar (an int, float or bool ``EValue``).
+  ``T`` for a tensor, ``S`` for a scalar (an int, float or bool ``EValue``),
+  and, for outputs only, ``C`` for a tensor the model does not compute (a
+  Parameter, a Constant, or the same value as an earlier output), which the
+  runtime copies out after inference instead of binding ExecuTorch's buffer.
   The runtime picks each argument's binding from it when the delegate loads.
 * xml, then zero padding to the next 64-byte boundary, then the weights.
 
@@ -56,6 +59,7 @@ HEADER = struct.Struct("<8sII9Q")
 WEIGHTS_ALIGNMENT = 64
 TENSOR = "T"
 SCALAR = "S"
+COPIED = "C"
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,8 @@ class Payload:
         properties: OpenVINO properties to compile with
             (``{"INFERENCE_PRECISION_HINT": "f32"}``).
         inputs: One letter per delegate input, ``T`` (tensor) or ``S`` (scalar).
-        outputs: One letter per delegate output, ``T`` or ``S``.
+        outputs: One letter per delegate output, ``T``, ``S``, or ``C`` (a
+            tensor passed through from an input, a constant or another output).
     """
 
     xml: bytes
@@ -83,10 +88,10 @@ class Payload:
         for text in (self.device, *self.properties, *self.properties.values()):
             if "\0" in text:
                 raise PayloadError(f"payload option {text!r} holds a NUL character")
-        if set(self.inputs + self.outputs) - {TENSOR, SCALAR}:
+        if set(self.inputs) - {TENSOR, SCALAR} or set(self.outputs) - {TENSOR, SCALAR, COPIED}:
             raise PayloadError(
                 f"payload signature {self.inputs}/{self.outputs} has letters other than "
-                f"{TENSOR} and {SCALAR}"
+                f"{TENSOR} and {SCALAR}, and {COPIED} for outputs"
             )
 
     def to_bytes(self) -> bytes:

@@ -13,6 +13,7 @@ from torch.export import ExportedProgram
 
 from ov_convert.convert import (
     convert_module,
+    output_signature,
     output_values,
     serialize,
     signature,
@@ -71,7 +72,7 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
             device=options.device,
             properties=options.properties(),
             inputs=signature(inputs),
-            outputs=signature(outputs),
+            outputs=output_signature(model, outputs),
         ).to_bytes()
         logger.debug(
             "converted a partition for %s: %d inputs, %d outputs, %d payload bytes",

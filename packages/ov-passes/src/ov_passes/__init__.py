@@ -4,6 +4,7 @@ from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
 from ov_passes.integer_comparisons import integer_comparisons_by_difference
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
 from ov_passes.nan_comparisons import greater_as_less
+from ov_passes.no_op_aliases import drop_no_op_aliases
 from ov_passes.pipeline import GraphPass, call_function, op_name, replace_node, run_passes
 from ov_passes.symbolic_slice_bounds import slice_bounds_as_tensors
 from ov_passes.view_sizes import view_sizes_from_metadata
@@ -15,6 +16,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     greater_as_less,
     slice_bounds_as_tensors,
     view_sizes_from_metadata,
+    drop_no_op_aliases,
 )
 """The passes preprocess runs on every partition, in this order.
 
@@ -22,13 +24,15 @@ The floor-division rewrite compares integers, so it runs before
 ``integer_comparisons_by_difference``, which makes those comparisons exact: it
 sees their dtypes because every node a pass creates carries its
 ``meta["val"]`` (:func:`call_function`). ``greater_as_less`` touches float
-comparisons only. The other passes rewrite nodes no other pass creates or reads."""
+comparisons only. ``drop_no_op_aliases`` runs last, once views have their
+sizes. The other passes rewrite nodes no other pass creates or reads."""
 
 __all__ = [
     "DEFAULT_PASSES",
     "GraphPass",
     "call_function",
     "cast_integer_accumulations_to_int64",
+    "drop_no_op_aliases",
     "greater_as_less",
     "integer_comparisons_by_difference",
     "integer_floor_division_by_truncation",

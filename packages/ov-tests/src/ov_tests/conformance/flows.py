@@ -76,10 +76,6 @@ EXPECTED_FAILURES: dict[str, str] = {
         "('Check (mode <= 1) failed'), and the partitioner had accepted the node: "
         "the whole lowering fails instead of leaving it on the CPU"
     ),
-    "test_transpose_identity": (
-        "x.transpose(0, 0) is delegated as alias_copy, an output that is the delegate's "
-        "own input, and the output comes back as zeros (max error about 3 on randn inputs)"
-    ),
 }
 """Tests of the suite this backend fails today, by test function, with the measured
 reason; each runs as a strict xfail, so a fix shows up as an unexpected pass."""

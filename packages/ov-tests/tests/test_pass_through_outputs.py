@@ -1,0 +1,47 @@
+"""Delegate outputs the model does not compute: inputs, constants, repeated values."""
+
+import pytest
+import torch
+
+from ov_tests import check_program
+from ov_tests.models import Function
+
+CASES = {
+    "transpose(0, 0)": lambda x: x.transpose(0, 0),
+    "transpose(1, 1) beside x + 1": lambda x: (x.transpose(1, 1), x + 1),
+    "x + 1 beside transpose(0, 0)": lambda x: (x + 1, x.transpose(0, 0)),
+    "view to the same shape": lambda x: (x.view(20, 32), x * 2),
+    "clone": lambda x: (x.clone(), x - 1),
+    "expand to the same shape": lambda x: (x.expand(20, 32), x.sum(0)),
+    "alias_copy": lambda x: (torch.ops.aten.alias_copy(x), -x),
+    "one value twice": lambda x: (y := x * 3, y),
+    "one value three times": lambda x: (y := x.relu(), y, y),
+    "a constant": lambda x: (x + 1, torch.full((3,), 2.0)),
+    "an input between CPU ops": lambda x: (torch.atan2(x, x + 1), x.transpose(0, 0), x * 2),
+    "a value and its alias": lambda x: (y := x * 2, y.transpose(0, 0), y.clone()),
+    "an identity permute": lambda x: (x.permute(0, 1), x + 2),
+    "an input from a CPU op": lambda x: (y := torch.atan2(x, x + 1), y.transpose(0, 0), y * 2),
+}
+
+
+@pytest.mark.parametrize("function", CASES.values(), ids=CASES.keys())
+def test_pass_through_outputs_equal_eager_on_every_call(function):
+    x = torch.randn(20, 32)
+    check_program(
+        Function(function),
+        (x,),
+        atol=1e-6,
+        cpu_ops={"aten::atan2"},
+        more_inputs=[(torch.randn(20, 32),), (x,)],
+    )
+
+
+def test_pass_through_outputs_are_marked_copied_in_the_payload():
+    from ov_convert import Payload
+    from ov_runtime import lower
+
+    function = lambda x: (x.transpose(0, 0), x + 1, (y := x * 2), y.transpose(1, 1))  # noqa: E731
+    lowered = lower(Function(function), (torch.ones(2, 3),))
+    start = lowered.buffer.index(b"OVEXIR\0\0")
+    payload = Payload.from_bytes(lowered.buffer[start:])
+    assert (payload.inputs, payload.outputs) == ("T", "CTTC")
