@@ -134,3 +134,28 @@ def test_str_spec_values_reach_the_program_as_bytes():
     assert [(s.key, s.value) for s in partitioner.delegation_spec.compile_specs] == [
         ("device", b"GPU")
     ]
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        ({"mode": "max"}, "sum and mean mode only, not max"),
+        ({"include_last_offset": True}, "include_last_offset=True"),
+    ],
+)
+def test_embedding_bag_options_the_frontend_refuses_stay_on_cpu(options, reason):
+    class Bags(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bags = torch.nn.EmbeddingBag(10, 4, **options)
+
+        def forward(self, indices, offsets):
+            return self.bags(indices, offsets) * 2
+
+    program = edge_program(Bags(), torch.tensor([1, 2, 4, 5, 4, 3]), torch.tensor([0, 4]))
+    partitioner = OpenvinoPartitioner()
+    tagged = tags(partitioner.partition(program).tagged_exported_program)
+    bag = next(name for name in tagged if "embedding_bag" in name)
+    assert tagged[bag] is None
+    assert reason in partitioner.rejections[bag]
+    assert any(tag is not None for tag in tagged.values())

@@ -204,6 +204,39 @@ def _check_avg_pool_divisor_override(node: torch.fx.Node) -> str | None:
     return None
 
 
+def _argument(node: torch.fx.Node, position: int, name: str, default: object) -> object:
+    return node.args[position] if len(node.args) > position else node.kwargs.get(name, default)
+
+
+def _check_avg_pool_ceil_mode_of_dynamic_size(node: torch.fx.Node) -> str | None:
+    # avg_poolNd(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if not _packet(node).startswith("aten.avg_pool") or not _argument(node, 4, "ceil_mode", False):
+        return None
+    padding = _argument(node, 3, "padding", 0)
+    padded = any(p != 0 for p in (padding if isinstance(padding, (list, tuple)) else [padding]))
+    inputs = _input_tensors(node)
+    dims = int(_packet(node)[-2])  # avg_pool1d .. avg_pool3d
+    static = bool(inputs) and all(isinstance(size, int) for size in inputs[0].shape[-dims:])
+    if padded and _argument(node, 5, "count_include_pad", True) and not static:
+        return (
+            "OpenVINO divides a ceil-mode average pooling window that ends past the padding "
+            "by the whole kernel; ov_passes gives it PyTorch's divisor for static sizes only"
+        )
+    return None
+
+
+def _check_embedding_bag_options(node: torch.fx.Node) -> str | None:
+    # _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+    #                per_sample_weights, include_last_offset, padding_idx)
+    if _packet(node) not in ("aten._embedding_bag", "aten.embedding_bag"):
+        return None
+    if _argument(node, 4, "mode", 0) not in (0, 1):
+        return "OpenVINO's frontend converts embedding_bag in sum and mean mode only, not max"
+    if _argument(node, 7, "include_last_offset", False):
+        return "OpenVINO's frontend does not convert embedding_bag with include_last_offset=True"
+    return None
+
+
 CHECKS: Sequence[Check] = (
     _check_callable,
     _check_frontend,
@@ -215,6 +248,8 @@ CHECKS: Sequence[Check] = (
     _check_integer_clamp_with_float_bounds,
     _check_avg_pool_divisor_override,
     _check_float_floor_division,
+    _check_embedding_bag_options,
+    _check_avg_pool_ceil_mode_of_dynamic_size,
 )
 """The support checks, in the order they run."""
 

@@ -1,5 +1,6 @@
 """torch.fx graph passes that prepare a partition for OpenVINO's PyTorch frontend."""
 
+from ov_passes.avg_pool_divisors import avg_pool_divisors_as_pytorch
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
 from ov_passes.integer_comparisons import integer_comparisons_by_difference
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
@@ -16,6 +17,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     greater_as_less,
     slice_bounds_as_tensors,
     view_sizes_from_metadata,
+    avg_pool_divisors_as_pytorch,
     drop_no_op_aliases,
 )
 """The passes preprocess runs on every partition, in this order.
@@ -30,6 +32,7 @@ sizes. The other passes rewrite nodes no other pass creates or reads."""
 __all__ = [
     "DEFAULT_PASSES",
     "GraphPass",
+    "avg_pool_divisors_as_pytorch",
     "call_function",
     "cast_integer_accumulations_to_int64",
     "drop_no_op_aliases",

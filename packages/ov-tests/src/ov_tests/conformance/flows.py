@@ -57,25 +57,6 @@ def _baseline_flow(name: str) -> TestFlow:
     return flow
 
 
-EXPECTED_FAILURES: dict[str, str] = {
-    "test_avgpool1d_combinations": (
-        "avg_pool1d with ceil_mode=True and padding=1: the last output position, whose "
-        "window ends in padding, is divided by another count than PyTorch's (max error about 0.2)"
-    ),
-    "test_avgpool3d_combinations": (
-        "avg_pool3d with ceil_mode=True and padding=1: the last output position, whose "
-        "window ends in padding, is divided by another count than PyTorch's (max error about 0.2)"
-    ),
-    "test_embedding_bag_include_last_offset": (
-        "OpenVINO's PyTorch frontend refuses embedding_bag with include_last_offset=True "
-        "('Check (!include_last_offset) failed'), and the partitioner had accepted the node: "
-        "the whole lowering fails instead of leaving it on the CPU"
-    ),
-    "test_embedding_bag_modes": (
-        "OpenVINO's PyTorch frontend refuses embedding_bag with mode='max' "
-        "('Check (mode <= 1) failed'), and the partitioner had accepted the node: "
-        "the whole lowering fails instead of leaving it on the CPU"
-    ),
-}
+EXPECTED_FAILURES: dict[str, str] = {}
 """Tests of the suite this backend fails today, by test function, with the measured
 reason; each runs as a strict xfail, so a fix shows up as an unexpected pass."""
