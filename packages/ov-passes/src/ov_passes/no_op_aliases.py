@@ -11,7 +11,11 @@ runtime copies out after inference (``ov_convert.output_signature``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import torch
+from torch.fx.experimental.symbolic_shapes import statically_known_true
 
 from ov_passes.pipeline import op_name
 
@@ -31,18 +35,25 @@ PERMUTES = frozenset({"aten.permute.default", "aten.permute_copy.default"})
 TRANSPOSES = frozenset({"aten.transpose.int", "aten.transpose_copy.int"})
 
 
+def _same(first: Sequence[Any], second: Sequence[Any]) -> bool:
+    """Whether two shapes or strides are provably equal, without guarding on symbolic sizes."""
+    return len(first) == len(second) and all(
+        statically_known_true(a == b) for a, b in zip(first, second, strict=True)
+    )
+
+
 def _is_no_op(node: torch.fx.Node) -> bool:
     name = op_name(node)
     source = node.args[0] if node.args else None
     value, before = node.meta.get("val"), getattr(source, "meta", {}).get("val")
     if not isinstance(value, torch.Tensor) or not isinstance(before, torch.Tensor):
         return False
-    if value.dtype != before.dtype or value.shape != before.shape:
+    if value.dtype != before.dtype or not _same(value.shape, before.shape):
         return False
     if name in ALIASES:
         return True
     if name in CLONES:
-        return value.stride() == before.stride()
+        return _same(value.stride(), before.stride())
     if name in SAME_SHAPE:
         return all(isinstance(size, int) for size in value.shape)
     rank = max(value.dim(), 1)
