@@ -259,19 +259,26 @@ class OpenvinoOperatorSupport(OperatorSupportBase):
 
     Args:
         skip_ops: Op names (``aten.nonzero.default``) the caller keeps on the CPU.
+        refused: Node name to the reason OpenVINO's converter refused that node
+            in a trial lowering; those nodes stay on the CPU.
 
     Attributes:
         rejections: Node name to the reason it stays on ExecuTorch's CPU kernels,
             for the call_function nodes checked so far.
     """
 
-    def __init__(self, skip_ops: Collection[str] = ()) -> None:
+    def __init__(
+        self, skip_ops: Collection[str] = (), refused: Mapping[str, str] | None = None
+    ) -> None:
         """Start with no rejections recorded."""
         super().__init__()
         self.skip_ops = frozenset(skip_ops)
+        self.refused = dict(refused or {})
         self.rejections: dict[str, str] = {}
 
     def _reason(self, node: torch.fx.Node) -> str | None:
+        if node.name in self.refused:
+            return self.refused[node.name]
         if node.op == "call_function" and op_name(node) in self.skip_ops:
             return f"{op_name(node)} is in the partitioner's skip_ops"
         for check in CHECKS:

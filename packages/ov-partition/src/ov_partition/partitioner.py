@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
+import operator
 import os
 from collections.abc import Collection, Sequence
 from typing import final
@@ -15,9 +17,18 @@ from torch.export import ExportedProgram
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
 from ov_partition.op_support import OpenvinoOperatorSupport
+from ov_partition.trial_lowering import (
+    converter_message,
+    refused_node,
+    registered_backend,
+    trial_lower,
+)
 from ov_spec import BACKEND_ID, OpenvinoOptions
 
 logger = logging.getLogger(__name__)
+
+MAX_TRIAL_ROUNDS = 8
+"""Rounds of trial lowering that leave one refused node per failing partition on the CPU."""
 
 
 def compile_specs(**options: str | os.PathLike[str] | None) -> list[CompileSpec]:
@@ -71,28 +82,111 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         self.rejections: dict[str, str] = {}
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
-        """Tag the supported nodes of ``exported_program`` (edge dialect) with one tag per partition."""
-        support = OpenvinoOperatorSupport(self.skip_ops)
-        partitioner = CapabilityBasedPartitioner(
-            exported_program.graph_module, support, allows_single_node_partition=True
-        )
+        """Tag the nodes of ``exported_program`` (edge dialect) that OpenVINO converts, one tag per partition.
+
+        Each proposed partition is first lowered on trial with the backend's own
+        preprocess (:mod:`ov_partition.trial_lowering`). When OpenVINO's converter
+        refuses one, the node its report names stays on the CPU with the
+        converter's message as its reason, and the rest is partitioned and tried
+        again. After ``MAX_TRIAL_ROUNDS`` such rounds, or when the report names
+        no node of the partition, the partition that still fails stays on the
+        CPU whole. Lowering therefore never fails on a node the converter refuses.
+        """
+        backend = registered_backend()
+        if backend is None:
+            logger.warning(
+                "no %s backend is imported (import ov_convert or ov_runtime), so partitions "
+                "are not converted on trial and lowering fails on a node OpenVINO refuses",
+                BACKEND_ID,
+            )
+        refused: dict[str, str] = {}
+        converted: set[frozenset[str]] = set()
+        for trial_round in itertools.count(1):
+            support = OpenvinoOperatorSupport(self.skip_ops, refused)
+            partitions = self._propose(exported_program, support)
+            untried = [nodes for nodes in partitions if _names(nodes) not in converted]
+            errors = (
+                trial_lower(
+                    exported_program,
+                    [_names(nodes) for nodes in untried],
+                    self.delegation_spec.compile_specs,
+                    backend,
+                )
+                if backend is not None and untried
+                else {}
+            )
+            converted.update(_names(nodes) for i, nodes in enumerate(untried) if i not in errors)
+            for index, error in errors.items():
+                refused.update(_refusals(untried[index], error, trial_round))
+            if not errors:
+                break
+
         partition_tags: dict[str, DelegationSpec] = {}
-        self.rejections = {}
-        for partition in partitioner.propose_partitions():
-            if not any(isinstance(node.meta.get("val"), torch.Tensor) for node in partition.nodes):
-                # Only int computations (sizes, their checks): nothing for OpenVINO to
-                # do, and ExecuTorch cannot place such a delegate ahead of its users.
-                for node in partition.nodes:
-                    self.rejections[node.name] = "a partition without tensors is left to the CPU"
-                continue
-            tag = f"openvino_{partition.id}"
-            for node in partition.nodes:
+        for index, nodes in enumerate(partitions):
+            tag = f"openvino_{index}"
+            for node in nodes:
                 node.meta["delegation_tag"] = tag
             partition_tags[tag] = self.delegation_spec
         tag_constant_data(exported_program)
-        self.rejections.update(support.rejections)
+        self.rejections = {**self.rejections, **support.rejections}
         for name, reason in self.rejections.items():
             logger.info("node %s stays on ExecuTorch's CPU kernels: %s", name, reason)
         return PartitionResult(
             tagged_exported_program=exported_program, partition_tags=partition_tags
         )
+
+    def _propose(
+        self, exported_program: ExportedProgram, support: OpenvinoOperatorSupport
+    ) -> list[list[torch.fx.Node]]:
+        """Return the nodes of each partition ``support`` allows, in graph order; record the rest."""
+        order = {node: index for index, node in enumerate(exported_program.graph.nodes)}
+        partitioner = CapabilityBasedPartitioner(
+            exported_program.graph_module, support, allows_single_node_partition=True
+        )
+        self.rejections = {}
+        partitions = []
+        for partition in partitioner.propose_partitions():
+            nodes = sorted(partition.nodes, key=order.__getitem__)
+            if not any(isinstance(node.meta.get("val"), torch.Tensor) for node in nodes):
+                # Only int computations (sizes, their checks): nothing for OpenVINO to
+                # do, and ExecuTorch cannot place such a delegate ahead of its users.
+                for node in nodes:
+                    self.rejections[node.name] = "a partition without tensors is left to the CPU"
+                continue
+            partitions.append(nodes)
+        # The partitioner takes a getitem only with the node whose output it unpacks.
+        placed = {node for nodes in partitions for node in nodes}
+        for node in exported_program.graph.nodes:
+            if node.target is operator.getitem and node not in placed:
+                self.rejections.setdefault(
+                    node.name, f"unpacks the output of {node.args[0]}, which stays on the CPU"
+                )
+        return partitions
+
+
+def _names(nodes: Sequence[torch.fx.Node]) -> frozenset[str]:
+    return frozenset(node.name for node in nodes)
+
+
+def _refusals(nodes: Sequence[torch.fx.Node], error: Exception, trial_round: int) -> dict[str, str]:
+    """Return the nodes of a partition that failed trial lowering that stay on the CPU, with why."""
+    node = refused_node(error, nodes) if trial_round <= MAX_TRIAL_ROUNDS else None
+    message = converter_message(error, node)
+    if node is not None:
+        logger.warning(
+            "OpenVINO's converter refused node %s (round %d of %d); it stays on the CPU and "
+            "the rest is partitioned again: %s",
+            node.name,
+            trial_round,
+            MAX_TRIAL_ROUNDS,
+            message,
+        )
+        return {node.name: f"OpenVINO's converter refused it: {message}"}
+    logger.warning(
+        "OpenVINO could not convert a partition of %d nodes (round %d), and no single node "
+        "was found to blame; it stays on the CPU: %s",
+        len(nodes),
+        trial_round,
+        message,
+    )
+    return {member.name: f"OpenVINO could not convert its partition: {message}" for member in nodes}

@@ -1,0 +1,157 @@
+"""Trial lowering: convert proposed partitions before tagging them, to learn which node OpenVINO refuses.
+
+OpenVINO's PyTorch frontend declares an op supported by its name, yet may
+refuse a node for its arguments ("Only sum and mean mode supported" for
+``embedding_bag``) or its place in the graph. ExecuTorch calls preprocess only
+after the partitioner returns, and a refusal then aborts the whole lowering.
+So the partitioner cuts each proposed partition out of a copy of the program
+the way ExecuTorch does and hands it to the backend's own ``preprocess``; a
+failure names the node, which then stays on the CPU.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import re
+from collections.abc import Collection, Sequence
+from typing import cast
+
+import torch
+from executorch.exir.backend.backend_details import BackendDetails
+from executorch.exir.backend.compile_spec_schema import CompileSpec
+from executorch.exir.backend.utils import tag_constant_data
+from executorch.exir.lowered_backend_module import (
+    create_exported_program_from_submodule,
+    create_submodule_from_nodes,
+)
+from torch._subclasses.fake_tensor import FakeTensor
+from torch.export import ExportedProgram
+
+from ov_spec import BACKEND_ID
+
+logger = logging.getLogger(__name__)
+
+# The frontend prefixes the friendly name of what it builds for an FX node with
+# the node's name: "aten__embedding_bag_default/aten._embedding_bag.default".
+_NODE_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)/")
+# Lines of a frontend report that say where, not what.
+_BOILERPLATE = re.compile(
+    r"^(Check '.*' failed at|FrontEnd API failed with|Exception happened during|Model wasn't|"
+    r"Failed operations detailed log|Summary:|-- Conversion is failed for|-- \S+ with a message:)"
+)
+MESSAGE_LIMIT = 400
+"""Most characters of the converter's message kept as a node's reason."""
+
+
+def registered_backend() -> type[BackendDetails] | None:
+    """Return the ``BackendDetails`` subclass named ``ov_spec.BACKEND_ID``, or ``None`` if none is imported.
+
+    This is how ExecuTorch's ``to_backend`` finds the backend to call
+    (a direct subclass whose class name is the backend id), so the trial runs the
+    very preprocess that lowering runs next.
+    """
+    for backend in BackendDetails.__subclasses__():
+        if backend.__name__ == BACKEND_ID:
+            return cast("type[BackendDetails]", backend)
+    return None
+
+
+def _materialized(program: ExportedProgram) -> ExportedProgram:
+    """Copy ``program`` with a graph of its own; fake weights become zeros of their shape and dtype.
+
+    ExecuTorch hands the partitioner a program whose state dict holds
+    ``FakeTensor``s (``get_fake_program``). Conversion needs real constants;
+    their values do not decide whether a node converts. Zeros from ``torch.zeros``
+    take memory only where the conversion touches them.
+    """
+    state_dict: dict[str, torch.Tensor] = {}
+    for key, value in program.state_dict.items():
+        if isinstance(value, FakeTensor):
+            zeros = torch.zeros(value.shape, dtype=value.dtype)
+            value = (
+                torch.nn.Parameter(zeros, False) if isinstance(value, torch.nn.Parameter) else zeros
+            )
+        state_dict[key] = value
+    graph_module = copy.deepcopy(program.graph_module)
+    return ExportedProgram(
+        root=graph_module,
+        graph=graph_module.graph,
+        graph_signature=copy.deepcopy(program.graph_signature),
+        state_dict=state_dict,
+        range_constraints=copy.deepcopy(program.range_constraints),
+        module_call_graph=copy.deepcopy(program.module_call_graph),
+        constants=program.constants,
+        verifiers=[program.verifier],
+    )
+
+
+def trial_lower(
+    program: ExportedProgram,
+    partitions: Sequence[Collection[str]],
+    compile_specs: list[CompileSpec],
+    backend: type[BackendDetails],
+) -> dict[int, Exception]:
+    """Lower each partition of ``program`` alone with ``backend``; return the errors by partition index.
+
+    Args:
+        program: The edge-dialect program the partitioner was given (left as it is).
+        partitions: The names of each partition's call_function nodes, disjoint.
+        compile_specs: The compile specs the delegates get.
+        backend: The ``BackendDetails`` class lowering calls (:func:`registered_backend`).
+
+    Each partition is cut out as ExecuTorch's ``to_backend`` cuts it
+    (``create_submodule_from_nodes``, ``create_exported_program_from_submodule``)
+    from a copy of the program whose weights are zeros, and handed to
+    ``backend.preprocess``. Any exception it raises is the partition's error.
+    """
+    owner = _materialized(program)
+    graph_module = owner.graph_module
+    nodes = {node.name: node for node in graph_module.graph.nodes}
+    for index, names in enumerate(partitions):
+        for name in names:
+            nodes[name].meta["delegation_tag"] = f"trial_{index}"
+    tag_constant_data(owner)
+    errors: dict[int, Exception] = {}
+    for index in range(len(partitions)):
+        tag = f"trial_{index}"
+        node_list = [
+            node for node in graph_module.graph.nodes if node.meta.get("delegation_tag") == tag
+        ]
+        try:
+            # The replace hook keeps the copy's signature naming the nodes that
+            # replace its outputs, as ExecuTorch's own lowering does.
+            with graph_module._set_replace_hook(owner.graph_signature.get_replace_hook()):
+                submodule, call_node = create_submodule_from_nodes(graph_module, node_list, tag)
+            submodule.graph.output_node().meta = graph_module.graph.output_node().meta
+            partition, _, _ = create_exported_program_from_submodule(
+                submodule, owner, tag, call_node, False
+            )
+            backend.preprocess(partition, compile_specs)
+        except Exception as error:  # any refusal leaves the partition to be split
+            errors[index] = error
+    return errors
+
+
+def refused_node(error: Exception, partition: Sequence[torch.fx.Node]) -> torch.fx.Node | None:
+    """Return the first node of ``partition`` (in graph order) that the converter's message names.
+
+    OpenVINO's PyTorch frontend reports each failed operation under the
+    friendly name it gave it, which starts with the FX node's name and a slash.
+    Nodes that failed only because an earlier one did come later in the graph.
+    """
+    named = set(_NODE_NAME.findall(str(error)))
+    return next((node for node in partition if node.name in named), None)
+
+
+def converter_message(error: Exception, node: torch.fx.Node | None) -> str:
+    """Return the part of ``error``'s message that says why ``node`` (or its partition) did not convert."""
+    text = str(error)
+    if node is not None and (start := text.find(f"{node.name}/")) >= 0:
+        block = text[start:].split("\n--", 1)[0].split("\nSummary:", 1)[0]
+        lines = [line.strip() for line in block.splitlines()[1:]]
+        useful = [line for line in lines if line and not _BOILERPLATE.match(line)]
+        if useful:
+            text = " ".join(useful)
+    text = " ".join(text.split())
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."

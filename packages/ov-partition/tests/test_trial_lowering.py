@@ -1,0 +1,190 @@
+"""The partitioner's trial lowering, with stand-in backends: which node a refusal leaves on the CPU."""
+
+import logging
+
+import pytest
+import torch
+from executorch.exir import to_edge
+from executorch.exir.program._fake_program import get_fake_program
+from torch._subclasses.fake_tensor import FakeTensor
+
+from ov_partition import OpenvinoPartitioner
+from ov_partition import partitioner as partitioner_module
+from ov_partition.trial_lowering import converter_message, refused_node, trial_lower
+
+# What OpenVINO 2026.4's PyTorch frontend raised for embedding_bag in max mode,
+# followed by the failure of the node after it, which got no input.
+FRONTEND_REPORT = """Check 'false' failed at src/frontends/common_translators/src/unconverted_ops_report.cpp:151:
+FrontEnd API failed with OpConversionFailure:
+Model wasn't fully converted. Failed operations detailed log:
+-- aten._embedding_bag.default with a message:
+Exception happened during conversion of operation aten__embedding_bag_default/aten._embedding_bag.default with schema NONE
+Check '(mode <= 1)' failed at src/frontends/pytorch/src/op/embedding_bag.cpp:27:
+FrontEnd API failed with OpConversionFailure:
+[PyTorch Frontend] Only sum and mean mode supported for aten::embedding_bag translation
+
+-- aten.addmm.default with a message:
+Exception happened during conversion of operation aten_addmm_default/aten.addmm.default with schema NONE
+Scalars are not supported as MatMul inputs.
+
+Summary:
+-- Conversion is failed for: aten._embedding_bag.default, aten.addmm.default
+"""
+
+
+def nodes_named(*names):
+    graph = torch.fx.Graph()
+    nodes = [graph.placeholder(name) for name in names]
+    return nodes
+
+
+def test_the_first_named_node_in_graph_order_is_blamed_with_its_own_message():
+    error = RuntimeError(FRONTEND_REPORT)
+    partition = nodes_named("aten_add_tensor", "aten__embedding_bag_default", "aten_addmm_default")
+    node = refused_node(error, partition)
+    assert node is partition[1]
+    assert converter_message(error, node) == (
+        "[PyTorch Frontend] Only sum and mean mode supported for aten::embedding_bag translation"
+    )
+
+
+def test_a_report_that_names_no_node_of_the_partition_blames_none():
+    error = RuntimeError("Exception from src/core/node.cpp:1: something/else failed")
+    assert refused_node(error, nodes_named("aten_add_tensor")) is None
+    long = RuntimeError("x" * 1000)
+    assert len(converter_message(long, None)) == 400
+
+
+class Chain(torch.nn.Module):
+    """Four ops in a row: one partition of four nodes."""
+
+    def forward(self, x):
+        return torch.relu(torch.sin(x + x) * x)
+
+
+def chain_program():
+    return to_edge(torch.export.export(Chain(), (torch.randn(3),))).exported_program()
+
+
+def delegated(program):
+    return {
+        node.name
+        for node in program.graph.nodes
+        if node.op == "call_function" and node.meta.get("delegation_tag")
+    }
+
+
+class Refusing:
+    """Stands in for trial_lower: refuses the nodes in ``names`` while any is in a partition."""
+
+    def __init__(self, names, *, named=True):
+        self.names = set(names)
+        self.named = named
+        self.calls = 0
+
+    def __call__(self, program, partitions, compile_specs, backend):
+        self.calls += 1
+        errors = {}
+        for index, partition in enumerate(partitions):
+            refused = sorted(self.names & set(partition))
+            if refused:
+                name = f"{refused[0]}/aten.op" if self.named else "an/unnamed node"
+                errors[index] = RuntimeError(f"conversion of operation {name} failed: no")
+        return errors
+
+
+@pytest.fixture
+def backend(monkeypatch):
+    monkeypatch.setattr(partitioner_module, "registered_backend", lambda: object)
+
+
+def test_a_refused_node_stays_on_the_cpu_and_the_rest_is_delegated(monkeypatch, backend, caplog):
+    refusing = Refusing({"aten_mul_tensor"})
+    monkeypatch.setattr(partitioner_module, "trial_lower", refusing)
+    program = chain_program()
+    partitioner = OpenvinoPartitioner()
+    with caplog.at_level(logging.WARNING):
+        result = partitioner.partition(program)
+    assert delegated(program) == {"aten_add_tensor", "aten_sin_default", "aten_relu_default"}
+    assert len(result.partition_tags) == 2
+    assert partitioner.rejections == {
+        "aten_mul_tensor": "OpenVINO's converter refused it: conversion of operation "
+        "aten_mul_tensor/aten.op failed: no"
+    }
+    assert "refused node aten_mul_tensor (round 1 of 8)" in caplog.text
+    # Round 2 tries only the two new partitions; neither fails.
+    assert refusing.calls == 2
+
+
+def test_a_partition_whose_report_names_no_node_stays_on_the_cpu_whole(monkeypatch, backend):
+    monkeypatch.setattr(
+        partitioner_module, "trial_lower", Refusing({"aten_sin_default"}, named=False)
+    )
+    program = chain_program()
+    partitioner = OpenvinoPartitioner()
+    assert partitioner.partition(program).partition_tags == {}
+    assert delegated(program) == set()
+    assert all("could not convert its partition" in r for r in partitioner.rejections.values())
+    assert len(partitioner.rejections) == 4
+
+
+def test_retries_are_bounded(monkeypatch, backend):
+    # Every node is refused on its own: after MAX_TRIAL_ROUNDS rounds the rest goes whole.
+    monkeypatch.setattr(partitioner_module, "MAX_TRIAL_ROUNDS", 2)
+    refusing = Refusing(
+        {"aten_add_tensor", "aten_sin_default", "aten_mul_tensor", "aten_relu_default"}
+    )
+    monkeypatch.setattr(partitioner_module, "trial_lower", refusing)
+    program = chain_program()
+    partitioner = OpenvinoPartitioner()
+    partitioner.partition(program)
+    assert delegated(program) == set()
+    assert refusing.calls == 3
+    reasons = sorted(partitioner.rejections.values())
+    assert sum("converter refused it" in r for r in reasons) == 2
+    assert sum("could not convert its partition" in r for r in reasons) == 2
+
+
+def test_without_a_registered_backend_nothing_is_tried_and_a_warning_says_so(monkeypatch, caplog):
+    monkeypatch.setattr(partitioner_module, "registered_backend", lambda: None)
+    monkeypatch.setattr(partitioner_module, "trial_lower", Refusing({"aten_mul_tensor"}))
+    program = chain_program()
+    with caplog.at_level(logging.WARNING):
+        OpenvinoPartitioner().partition(program)
+    assert len(delegated(program)) == 4
+    assert "partitions are not converted on trial" in caplog.text
+
+
+def test_trial_lower_hands_each_partition_to_preprocess_with_zero_weights_and_leaves_the_program():
+    class Linear(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = torch.nn.Linear(3, 2)
+
+        def forward(self, x):
+            return torch.relu(self.linear(x)) + 1
+
+    seen = []
+
+    class Recorder:
+        @staticmethod
+        def preprocess(program, compile_specs):
+            seen.append((program, compile_specs))
+            if any(node.name == "aten_add_tensor" for node in program.graph.nodes):
+                raise RuntimeError("no add today")
+
+    real = to_edge(torch.export.export(Linear(), (torch.randn(4, 3),))).exported_program()
+    # What ExecuTorch hands a partitioner: FakeTensors for weights.
+    program = get_fake_program(real)
+    before = str(program.graph)
+    names = [node.name for node in program.graph.nodes if node.op == "call_function"]
+    first = [name for name in names if name != "aten_add_tensor"]
+    errors = trial_lower(program, [first, ["aten_add_tensor"]], ["specs"], Recorder)
+    assert list(errors) == [1] and str(errors[1]) == "no add today"
+    assert str(program.graph) == before
+    assert not any(node.meta.get("delegation_tag") for node in program.graph.nodes)
+    partition, specs = seen[0]
+    assert specs == ["specs"]
+    weights = list(partition.state_dict.values())
+    assert {(2, 3), (2,)} <= {tuple(w.shape) for w in weights}
+    assert all(not isinstance(w, FakeTensor) and not w.any() for w in weights)
