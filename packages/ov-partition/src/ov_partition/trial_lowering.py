@@ -81,7 +81,8 @@ def _materialized(program: ExportedProgram) -> ExportedProgram:
         state_dict=state_dict,
         range_constraints=copy.deepcopy(program.range_constraints),
         module_call_graph=copy.deepcopy(program.module_call_graph),
-        constants=program.constants,
+        # A table of its own: lowering a partition may take its constants out.
+        constants=dict(program.constants),
         verifiers=[program.verifier],
     )
 

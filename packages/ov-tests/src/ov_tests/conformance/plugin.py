@@ -78,6 +78,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"backend_{flow.backend}: a test of {flow.backend}")
     # The suite's test modules import its TestFlow class, whose name reads as a test class.
     config.addinivalue_line("filterwarnings", "ignore:cannot collect test class 'TestFlow'")
+    # The models suite builds GoogLeNet and Inception V3 without weights, and
+    # torchvision warns that their default initialization will change.
+    config.addinivalue_line(
+        "filterwarnings", "ignore:The default weight initialization of :FutureWarning"
+    )
 
 
 def _flow_of(item: pytest.Item) -> TestFlow | None:
