@@ -121,7 +121,9 @@ Error copy_tensor_output(const OpenvinoApi& api, ov_infer_request_t* request, si
   void* data = nullptr;
   size_t bytes = 0;
   ov_status_e status = api.ov_infer_request_get_output_tensor_by_index(request, index, &tensor);
-  if (status == OK) status = api.ov_tensor_get_shape(tensor, &shape);
+  // The C API's ov_tensor_get_shape refuses a 0-d tensor (ov_shape_create
+  // takes rank >= 1); a 0-d output has no sizes to read.
+  if (status == OK && output.dim() > 0) status = api.ov_tensor_get_shape(tensor, &shape);
   if (status == OK) status = api.ov_tensor_get_byte_size(tensor, &bytes);
   if (status == OK) status = api.ov_tensor_data(tensor, &data);
   Error result = Error::Ok;

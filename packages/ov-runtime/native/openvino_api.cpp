@@ -93,7 +93,9 @@ const Loaded& loaded() {
 
 std::string OpenvinoApi::describe(ov_status_e status) const {
   std::string text = ov_get_error_info ? ov_get_error_info(status) : "unknown status";
-  if (ov_get_last_err_msg) {
+  // The C API records a message only for the exceptions it catches; a
+  // parameter check returns INVALID_C_PARAM and leaves an older message there.
+  if (ov_get_last_err_msg && status != INVALID_C_PARAM) {
     const char* message = ov_get_last_err_msg();
     if (message && *message) {
       text += ": ";

@@ -162,7 +162,7 @@ def _read_payload(method: str, data: bytes) -> DelegateReport:
 
 
 def _ports(ports: Sequence[ov.Output], kinds: str) -> list[str]:
-    names = {"T": "tensor", "S": "scalar"}
+    names = {"T": "tensor", "S": "scalar", "C": "copied tensor"}
     return [
         f"{names.get(kind, '?')} {port.get_element_type().get_type_name()}{port.get_partial_shape()}"
         for port, kind in zip(ports, kinds.ljust(len(ports), "?"), strict=True)
