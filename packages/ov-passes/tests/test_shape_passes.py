@@ -1,6 +1,14 @@
 import torch
 
-from ov_passes import DEFAULT_PASSES, slice_bounds_as_tensors, view_sizes_from_metadata
+from ov_passes import (
+    DEFAULT_PASSES,
+    index_select_of_a_scalar_index,
+    op_name,
+    reductions_over_every_dim,
+    slice_bounds_as_tensors,
+    view_sizes_from_metadata,
+)
+from ov_passes.reduction_dims import REDUCTIONS
 
 
 class SliceView(torch.nn.Module):
@@ -53,3 +61,34 @@ def test_view_minus_one_is_filled_from_metadata():
 def test_both_run_by_default():
     assert slice_bounds_as_tensors in DEFAULT_PASSES
     assert view_sizes_from_metadata in DEFAULT_PASSES
+
+
+def test_reductions_over_an_empty_dim_list_name_every_dim():
+    class Reductions(torch.nn.Module):
+        def forward(self, x):
+            return (
+                torch.ops.aten.mean.dim(x, []),
+                torch.ops.aten.sum.dim_IntList(x, None),
+                torch.amax(x, dim=()),
+                torch.ops.aten.mean.dim(x, [1]),
+            )
+
+    graph_module = torch.export.export(Reductions(), (torch.randn(2, 3, 4),)).module()
+    assert reductions_over_every_dim(graph_module)
+    dims = [node.args[1] for node in graph_module.graph.nodes if op_name(node) in REDUCTIONS]
+    assert dims == [[0, 1, 2], [0, 1, 2], [0, 1, 2], [1]]
+    assert not reductions_over_every_dim(graph_module)
+
+
+def test_a_0d_index_select_index_becomes_a_vector():
+    class Select(torch.nn.Module):
+        def forward(self, x, i):
+            return torch.index_select(x, 1, i)
+
+    graph_module = torch.export.export(Select(), (torch.randn(2, 3), torch.tensor(1))).module()
+    assert index_select_of_a_scalar_index(graph_module)
+    graph_module.recompile()
+    x = torch.randn(2, 3)
+    assert torch.equal(graph_module(x, torch.tensor(2)), x[:, 2:3])
+    select = next(n for n in graph_module.graph.nodes if "index_select" in str(n.target))
+    assert select.args[2].meta["val"].shape == (1,)

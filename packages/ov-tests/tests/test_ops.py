@@ -17,6 +17,7 @@ I32 = torch.int32
 NEGATIVES = torch.tensor([-7, 7, -1, 0, 5, -9, 2**24 + 1, -(2**24) - 3], dtype=I32)
 DIVISORS = torch.tensor([3, 3, 3, 2, -2, -4, 5, -7], dtype=I32)
 PAST_2_24 = torch.tensor([2**24, 1, 1, -5], dtype=I32)
+NEGATIVES_2D = torch.tensor([[-2.5, 0.0, 3.0], [7.0, -1.5, 0.25]])
 FLOATS = torch.tensor([-2.5, -0.0, 0.0, 1.5, 3.25, -7.75, 1e-30, 65504.0])
 
 CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[str, ...]]] = {
@@ -104,6 +105,24 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[str, ...]]] = 
         ),
         (torch.tensor([1.0, -1.0, float("inf"), float("-inf"), -0.0]),),
         (),
+    ),
+    # An empty dim list means every dimension in PyTorch, nothing in OpenVINO.
+    "mean_over_empty_dims": (lambda a: torch.ops.aten.mean.dim(a * 2, []), (NEGATIVES_2D,), ()),
+    "sum_over_empty_dims": (lambda a: torch.ops.aten.sum.dim_IntList(a, []), (NEGATIVES_2D,), ()),
+    "amax_amin_over_empty_dims": (
+        lambda a: (torch.amax(a, dim=()), torch.amin(a * 2, dim=[])),
+        (NEGATIVES_2D,),
+        (),
+    ),
+    "index_select_of_a_0d_index": (
+        lambda a: torch.index_select(a * 2, 1, torch.tensor(2)),
+        (NEGATIVES_2D,),
+        (),
+    ),
+    "topk_of_zero": (
+        lambda a: (torch.topk(a + 1, 0, dim=1).values, a - 1),
+        (NEGATIVES_2D,),
+        ("aten::topk",),
     ),
 }
 

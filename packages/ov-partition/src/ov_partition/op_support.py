@@ -237,6 +237,12 @@ def _check_embedding_bag_options(node: torch.fx.Node) -> str | None:
     return None
 
 
+def _check_topk_of_nothing(node: torch.fx.Node) -> str | None:
+    if _packet(node) == "aten.topk" and _argument(node, 1, "k", None) == 0:
+        return "OpenVINO's TopK takes k >= 1; topk with k=0 stays on the CPU"
+    return None
+
+
 CHECKS: Sequence[Check] = (
     _check_callable,
     _check_frontend,
@@ -250,6 +256,7 @@ CHECKS: Sequence[Check] = (
     _check_float_floor_division,
     _check_embedding_bag_options,
     _check_avg_pool_ceil_mode_of_dynamic_size,
+    _check_topk_of_nothing,
 )
 """The support checks, in the order they run."""
 

@@ -7,6 +7,8 @@ from ov_passes.integer_floor_division import integer_floor_division_by_truncatio
 from ov_passes.nan_comparisons import greater_as_less
 from ov_passes.no_op_aliases import drop_no_op_aliases
 from ov_passes.pipeline import GraphPass, call_function, op_name, replace_node, run_passes
+from ov_passes.reduction_dims import reductions_over_every_dim
+from ov_passes.scalar_index import index_select_of_a_scalar_index
 from ov_passes.symbolic_slice_bounds import slice_bounds_as_tensors
 from ov_passes.view_sizes import view_sizes_from_metadata
 
@@ -17,6 +19,8 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     greater_as_less,
     slice_bounds_as_tensors,
     view_sizes_from_metadata,
+    reductions_over_every_dim,
+    index_select_of_a_scalar_index,
     avg_pool_divisors_as_pytorch,
     drop_no_op_aliases,
 )
@@ -37,9 +41,11 @@ __all__ = [
     "cast_integer_accumulations_to_int64",
     "drop_no_op_aliases",
     "greater_as_less",
+    "index_select_of_a_scalar_index",
     "integer_comparisons_by_difference",
     "integer_floor_division_by_truncation",
     "op_name",
+    "reductions_over_every_dim",
     "replace_node",
     "run_passes",
     "slice_bounds_as_tensors",
