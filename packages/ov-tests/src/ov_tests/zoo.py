@@ -368,10 +368,10 @@ transformer as ``llama`` (``Llama2Model``)."""
 
 EXAMPLES_LEFT_OUT = {
     "edsr": "needs the torchsr package, and its weights download",
-    "emformer_transcribe": "needs torchaudio (none pairs with torch 2.13), and its weights download",
-    "emformer_predict": "needs torchaudio (none pairs with torch 2.13), and its weights download",
-    "emformer_join": "needs torchaudio (none pairs with torch 2.13), and its weights download",
-    "w2l": "needs torchaudio (none pairs with torch 2.13)",
+    "emformer_transcribe": "its weights download (torchaudio's pretrained bundle)",
+    "emformer_predict": "its weights download (torchaudio's pretrained bundle)",
+    "emformer_join": "its weights download (torchaudio's pretrained bundle)",
+    "w2l": "not added yet (torchaudio 2.11 became a dependency for the models suite this round)",
     "ic4": "needs timm, and its weights download",
     "deit_tiny": "needs timm, and its weights download",
     "llama3_2_vision_encoder": "needs torchtune",
