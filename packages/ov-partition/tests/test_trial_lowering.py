@@ -1,16 +1,23 @@
 """The partitioner's trial lowering, with stand-in backends: which node a refusal leaves on the CPU."""
 
 import logging
+from typing import cast
 
 import pytest
 import torch
 from executorch.exir import to_edge
 from executorch.exir.program._fake_program import get_fake_program
 from torch._subclasses.fake_tensor import FakeTensor
+from torch.export import ExportedProgram
 
-from ov_partition import OpenvinoPartitioner
+from ov_partition import OpenvinoPartitioner, trial_lowering
 from ov_partition import partitioner as partitioner_module
-from ov_partition.trial_lowering import converter_message, refused_node, trial_lower
+from ov_partition.trial_lowering import (
+    bisect_refusal,
+    converter_message,
+    refused_node,
+    trial_lower,
+)
 
 # What OpenVINO 2026.4's PyTorch frontend raised for embedding_bag in max mode,
 # followed by the failure of the node after it, which got no input.
@@ -93,6 +100,12 @@ class Refusing:
         return errors
 
 
+def use(monkeypatch, trial):
+    """Make ``trial`` stand in for trial_lower, in the partitioner and in the bisection."""
+    monkeypatch.setattr(partitioner_module, "trial_lower", trial)
+    monkeypatch.setattr(trial_lowering, "trial_lower", trial)
+
+
 @pytest.fixture
 def backend(monkeypatch):
     monkeypatch.setattr(partitioner_module, "registered_backend", lambda: object)
@@ -100,7 +113,7 @@ def backend(monkeypatch):
 
 def test_a_refused_node_stays_on_the_cpu_and_the_rest_is_delegated(monkeypatch, backend, caplog):
     refusing = Refusing({"aten_mul_tensor"})
-    monkeypatch.setattr(partitioner_module, "trial_lower", refusing)
+    use(monkeypatch, refusing)
     program = chain_program()
     partitioner = OpenvinoPartitioner()
     with caplog.at_level(logging.WARNING):
@@ -111,21 +124,51 @@ def test_a_refused_node_stays_on_the_cpu_and_the_rest_is_delegated(monkeypatch, 
         "aten_mul_tensor": "OpenVINO's converter refused it: conversion of operation "
         "aten_mul_tensor/aten.op failed: no"
     }
-    assert "refused node aten_mul_tensor (round 1 of 8)" in caplog.text
+    assert (
+        "node aten_mul_tensor stays on the CPU and the rest is partitioned again (round 1 of 8)"
+        in caplog.text
+    )
     # Round 2 tries only the two new partitions; neither fails.
     assert refusing.calls == 2
 
 
-def test_a_partition_whose_report_names_no_node_stays_on_the_cpu_whole(monkeypatch, backend):
-    monkeypatch.setattr(
-        partitioner_module, "trial_lower", Refusing({"aten_sin_default"}, named=False)
-    )
+def test_a_report_that_names_no_node_is_bisected_down_to_the_node_from_which_it_fails(
+    monkeypatch, backend, caplog
+):
+    refusing = Refusing({"aten_sin_default"}, named=False)
+    use(monkeypatch, refusing)
     program = chain_program()
     partitioner = OpenvinoPartitioner()
-    assert partitioner.partition(program).partition_tags == {}
-    assert delegated(program) == set()
-    assert all("could not convert its partition" in r for r in partitioner.rejections.values())
-    assert len(partitioner.rejections) == 4
+    with caplog.at_level(logging.WARNING):
+        result = partitioner.partition(program)
+    assert delegated(program) == {"aten_add_tensor", "aten_mul_tensor", "aten_relu_default"}
+    assert len(result.partition_tags) == 2
+    assert partitioner.rejections == {
+        "aten_sin_default": "OpenVINO's converter failed on its partition from it on (found by "
+        "bisection): conversion of operation an/unnamed node failed: no"
+    }
+    assert "node aten_sin_default stays on the CPU" in caplog.text
+    # The whole partition, prefixes [add, sin] and [add], then the two new partitions.
+    assert refusing.calls == 4
+
+
+@pytest.mark.parametrize("refused", range(7))
+def test_bisection_blames_the_first_node_whose_prefix_fails(monkeypatch, refused):
+    partition = nodes_named(*(f"node_{i}" for i in range(7)))
+    tried = []
+
+    def trial(program, partitions, compile_specs, backend):
+        (prefix,) = partitions
+        tried.append(len(prefix))
+        return {0: RuntimeError(f"fails at {len(prefix)}")} if len(prefix) > refused else {}
+
+    monkeypatch.setattr(trial_lowering, "trial_lower", trial)
+    # The stand-in never reads the program.
+    program = cast("ExportedProgram", None)
+    node, error = bisect_refusal(program, partition, RuntimeError("whole"), [], object)
+    assert node is partition[refused]
+    assert str(error) == ("whole" if refused == 6 else f"fails at {refused + 1}")
+    assert len(tried) <= 3
 
 
 def test_retries_are_bounded(monkeypatch, backend):
@@ -134,7 +177,7 @@ def test_retries_are_bounded(monkeypatch, backend):
     refusing = Refusing(
         {"aten_add_tensor", "aten_sin_default", "aten_mul_tensor", "aten_relu_default"}
     )
-    monkeypatch.setattr(partitioner_module, "trial_lower", refusing)
+    use(monkeypatch, refusing)
     program = chain_program()
     partitioner = OpenvinoPartitioner()
     partitioner.partition(program)
@@ -147,7 +190,7 @@ def test_retries_are_bounded(monkeypatch, backend):
 
 def test_without_a_registered_backend_nothing_is_tried_and_a_warning_says_so(monkeypatch, caplog):
     monkeypatch.setattr(partitioner_module, "registered_backend", lambda: None)
-    monkeypatch.setattr(partitioner_module, "trial_lower", Refusing({"aten_mul_tensor"}))
+    use(monkeypatch, Refusing({"aten_mul_tensor"}))
     program = chain_program()
     with caplog.at_level(logging.WARNING):
         OpenvinoPartitioner().partition(program)

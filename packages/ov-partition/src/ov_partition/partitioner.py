@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import logging
 import operator
 import os
@@ -10,6 +9,7 @@ from collections.abc import Collection, Sequence
 from typing import final
 
 import torch
+from executorch.exir.backend.backend_details import BackendDetails
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
 from executorch.exir.backend.utils import tag_constant_data
@@ -18,6 +18,7 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
 from ov_partition.op_support import OpenvinoOperatorSupport
 from ov_partition.trial_lowering import (
+    bisect_refusal,
     converter_message,
     refused_node,
     registered_backend,
@@ -88,9 +89,11 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         preprocess (:mod:`ov_partition.trial_lowering`). When OpenVINO's converter
         refuses one, the node its report names stays on the CPU with the
         converter's message as its reason, and the rest is partitioned and tried
-        again. After ``MAX_TRIAL_ROUNDS`` such rounds, or when the report names
-        no node of the partition, the partition that still fails stays on the
-        CPU whole. Lowering therefore never fails on a node the converter refuses.
+        again. When the report names no node of the partition, a bisection over
+        its prefixes finds the node from which it fails. After
+        ``MAX_TRIAL_ROUNDS`` such rounds, a partition that still fails stays on
+        the CPU whole. Lowering therefore never fails on a node the converter
+        refuses.
         """
         backend = registered_backend()
         if backend is None:
@@ -99,27 +102,27 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
                 "are not converted on trial and lowering fails on a node OpenVINO refuses",
                 BACKEND_ID,
             )
+        trial = None if backend is None else (list(self.delegation_spec.compile_specs), backend)
         refused: dict[str, str] = {}
         converted: set[frozenset[str]] = set()
-        for trial_round in itertools.count(1):
-            support = OpenvinoOperatorSupport(self.skip_ops, refused)
-            partitions = self._propose(exported_program, support)
+        support = OpenvinoOperatorSupport(self.skip_ops, refused)
+        partitions = self._propose(exported_program, support)
+        trial_round = 0
+        while trial is not None:
             untried = [nodes for nodes in partitions if _names(nodes) not in converted]
-            errors = (
-                trial_lower(
-                    exported_program,
-                    [_names(nodes) for nodes in untried],
-                    self.delegation_spec.compile_specs,
-                    backend,
-                )
-                if backend is not None and untried
-                else {}
-            )
-            converted.update(_names(nodes) for i, nodes in enumerate(untried) if i not in errors)
-            for index, error in errors.items():
-                refused.update(_refusals(untried[index], error, trial_round))
+            if not untried:
+                break
+            errors = trial_lower(exported_program, [_names(n) for n in untried], *trial)
             if not errors:
                 break
+            trial_round += 1
+            converted.update(_names(nodes) for i, nodes in enumerate(untried) if i not in errors)
+            for index, error in errors.items():
+                refused.update(
+                    _refusals(exported_program, untried[index], error, trial_round, trial)
+                )
+            support = OpenvinoOperatorSupport(self.skip_ops, refused)
+            partitions = self._propose(exported_program, support)
 
         partition_tags: dict[str, DelegationSpec] = {}
         for index, nodes in enumerate(partitions):
@@ -168,25 +171,42 @@ def _names(nodes: Sequence[torch.fx.Node]) -> frozenset[str]:
     return frozenset(node.name for node in nodes)
 
 
-def _refusals(nodes: Sequence[torch.fx.Node], error: Exception, trial_round: int) -> dict[str, str]:
-    """Return the nodes of a partition that failed trial lowering that stay on the CPU, with why."""
-    node = refused_node(error, nodes) if trial_round <= MAX_TRIAL_ROUNDS else None
-    message = converter_message(error, node)
-    if node is not None:
+def _refusals(
+    program: ExportedProgram,
+    nodes: Sequence[torch.fx.Node],
+    error: Exception,
+    trial_round: int,
+    trial: tuple[list[CompileSpec], type[BackendDetails]],
+) -> dict[str, str]:
+    """Return the nodes of a partition that failed trial lowering that stay on the CPU, with why.
+
+    The node the converter's report names, or else the one a bisection over the
+    partition's prefixes blames (:func:`bisect_refusal`); past
+    ``MAX_TRIAL_ROUNDS``, the whole partition.
+    """
+    if trial_round > MAX_TRIAL_ROUNDS:
+        message = converter_message(error, None)
         logger.warning(
-            "OpenVINO's converter refused node %s (round %d of %d); it stays on the CPU and "
-            "the rest is partitioned again: %s",
-            node.name,
-            trial_round,
+            "OpenVINO could not convert a partition of %d nodes after %d rounds; it stays on "
+            "the CPU: %s",
+            len(nodes),
             MAX_TRIAL_ROUNDS,
             message,
         )
-        return {node.name: f"OpenVINO's converter refused it: {message}"}
+        return {node.name: f"OpenVINO could not convert its partition: {message}" for node in nodes}
+    node = refused_node(error, nodes)
+    how = "refused it"
+    if node is None:
+        node, error = bisect_refusal(program, nodes, error, *trial)
+        how = "failed on its partition from it on (found by bisection)"
+    message = converter_message(error, node)
     logger.warning(
-        "OpenVINO could not convert a partition of %d nodes (round %d), and no single node "
-        "was found to blame; it stays on the CPU: %s",
-        len(nodes),
+        "node %s stays on the CPU and the rest is partitioned again (round %d of %d); "
+        "OpenVINO's converter %s: %s",
+        node.name,
         trial_round,
+        MAX_TRIAL_ROUNDS,
+        how,
         message,
     )
-    return {member.name: f"OpenVINO could not convert its partition: {message}" for member in nodes}
+    return {node.name: f"OpenVINO's converter {how}: {message}"}

@@ -134,6 +134,33 @@ def trial_lower(
     return errors
 
 
+def bisect_refusal(
+    program: ExportedProgram,
+    partition: Sequence[torch.fx.Node],
+    error: Exception,
+    compile_specs: list[CompileSpec],
+    backend: type[BackendDetails],
+) -> tuple[torch.fx.Node, Exception]:
+    """Find the node whose addition makes a prefix of ``partition`` fail, for a report that names none.
+
+    ``partition`` (in graph order) failed as a whole with ``error``. A prefix of a
+    partition in graph order is a valid partition too (a path between two of
+    its nodes cannot leave it), so a binary search over prefixes finds the
+    longest one that converts in about ``log2(len(partition))`` trial lowerings.
+    Returns the node just past it and the error of the shortest failing prefix.
+    """
+    converts, fails = 0, len(partition)
+    while fails - converts > 1:
+        middle = (converts + fails) // 2
+        prefix = [node.name for node in partition[:middle]]
+        prefix_error = trial_lower(program, [prefix], compile_specs, backend).get(0)
+        if prefix_error is None:
+            converts = middle
+        else:
+            fails, error = middle, prefix_error
+    return partition[fails - 1], error
+
+
 def refused_node(error: Exception, partition: Sequence[torch.fx.Node]) -> torch.fx.Node | None:
     """Return the first node of ``partition`` (in graph order) that the converter's message names.
 
