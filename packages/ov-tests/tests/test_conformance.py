@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from executorch.backends.test.harness.stages import StageType
 
 from ov_tests.conformance.flows import EXPECTED_FAILURES, OV_EXECUTORCH_FLOW, select_flows
 from ov_tests.conformance.report import FlowTable, Outcome
@@ -37,6 +38,21 @@ def test_the_tester_lowers_to_this_backend_and_runs_the_pte():
     tester.export().to_edge_transform_and_lower().check_count(
         {"torch.ops.higher_order.executorch_call_delegate": 1}
     ).to_executorch().serialize().run_method_and_compare_outputs(atol=1e-6, rtol=0)
+
+
+class ScaledByAConstant(torch.nn.Module):
+    """A lifted tensor constant, as torchvision's Swin V2 attention has one."""
+
+    def forward(self, x):
+        return x * torch.tensor([1.0, 2.0, 3.0]) + 1
+
+
+def test_the_reference_still_runs_after_a_delegate_took_a_constant():
+    tester = OvExecutorchTester(ScaledByAConstant(), (torch.randn(2, 3),))
+    tester.export().to_edge_transform_and_lower()
+    exported = tester.get_artifact(StageType.EXPORT)
+    assert list(exported.constants) == ["lifted_tensor_0"]
+    tester.to_executorch().serialize().run_method_and_compare_outputs(atol=1e-6, rtol=0)
 
 
 def test_every_expected_failure_is_in_the_readme_table():

@@ -22,6 +22,7 @@ from executorch.backends.test.harness.stages import (
     ToEdgeTransformAndLower,
 )
 from executorch.exir.backend.compile_spec_schema import CompileSpec
+from torch.export import ExportedProgram
 from torch.utils._pytree import tree_flatten
 
 from ov_runtime import OpenvinoPartitioner, load_program
@@ -38,6 +39,33 @@ class RunWithFacade(Serialize):  # type: ignore[misc]
         """
         flat, _ = tree_flatten(inputs)
         return tuple(load_program(self.artifact).load_method("forward").execute(flat))
+
+
+class LowerWithOwnTables(ToEdgeTransformAndLower):  # type: ignore[misc]
+    """``ToEdgeTransformAndLower`` that lowers a copy of the exported program with tables of its own.
+
+    ExecuTorch's ``to_edge`` keeps the exported program's constants table, and
+    lowering then removes each constant a delegate consumes from it
+    (``exir.lowered_backend_module``). The harness later computes its reference
+    from the exported program, whose ``module()`` then raises ``KeyError`` for
+    that constant (``lifted_tensor_0`` in torchvision's Swin V2). A backend that
+    takes constants into its delegates, as this one does, needs the copy;
+    XNNPACK passes such constants in as delegate inputs and does not.
+    """
+
+    def run(self, artifact: ExportedProgram, inputs: Any = None, **kwargs: Any) -> None:
+        """Lower a copy of ``artifact`` whose state dict and constants table are its own."""
+        copy = ExportedProgram(
+            root=artifact.graph_module,
+            graph=artifact.graph,
+            graph_signature=artifact.graph_signature,
+            state_dict=dict(artifact.state_dict),
+            range_constraints=artifact.range_constraints,
+            module_call_graph=artifact.module_call_graph,
+            constants=dict(artifact.constants),
+            verifiers=[artifact.verifier],
+        )
+        super().run(copy, inputs, **kwargs)
 
 
 class OvExecutorchTester(Tester):  # type: ignore[misc]
@@ -63,7 +91,7 @@ class OvExecutorchTester(Tester):  # type: ignore[misc]
                 Partition, partitioner=OpenvinoPartitioner(specs)
             ),
             StageType.TO_EDGE_TRANSFORM_AND_LOWER: functools.partial(
-                ToEdgeTransformAndLower,
+                LowerWithOwnTables,
                 default_partitioner_cls=lambda: OpenvinoPartitioner(specs),
             ),
             StageType.SERIALIZE: RunWithFacade,
