@@ -339,6 +339,7 @@ ZOO: list[ZooModel] = [
         atol=1e-3,  # 3e-4 of float32 rounding through ResNet-50 and dilated convolutions
         slow=True,
     ),
+    ZooModel("executorch/w2l", _example("w2l")),
     ZooModel("executorch/efficient_sam", _efficient_sam, slow=True),
     ZooModel("executorch/mobilebert", _mobilebert, slow=True),
     ZooModel("executorch/whisper", _whisper, slow=True),
@@ -360,7 +361,7 @@ EXAMPLES_IN_ZOO = {
     "mul", "linear", "add", "add_mul", "softmax", "conv1d", "lstm", "resnet8", "sdpa",
     "deep_autoencoder", "ds_cnn", "mobilenet_v1_025", "mv2_untrained", "mv2", "mv3",
     "resnet18", "resnet50", "vit", "ic3", "dl3", "efficient_sam", "mobilebert", "whisper",
-    "llama", "llama2", "qwen3", "smolvlm",
+    "w2l", "llama", "llama2", "qwen3", "smolvlm",
 }  # fmt: skip
 """ExecuTorch's example models the zoo covers: ``resnet18`` and ``vit`` are the
 torchvision entries, and ``llama2`` and ``smolvlm`` build the same Llama
@@ -371,7 +372,6 @@ EXAMPLES_LEFT_OUT = {
     "emformer_transcribe": "its weights download (torchaudio's pretrained bundle)",
     "emformer_predict": "its weights download (torchaudio's pretrained bundle)",
     "emformer_join": "its weights download (torchaudio's pretrained bundle)",
-    "w2l": "not added yet (torchaudio 2.11 became a dependency for the models suite this round)",
     "ic4": "needs timm, and its weights download",
     "deit_tiny": "needs timm, and its weights download",
     "llama3_2_vision_encoder": "needs torchtune",
