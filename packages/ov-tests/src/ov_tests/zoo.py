@@ -304,6 +304,50 @@ def _whisper() -> tuple[torch.nn.Module, Callable[[int], Inputs]]:
     return WhisperWrapper(WhisperModel(config)).eval(), make
 
 
+class _RnntPart(torch.nn.Module):
+    """Calls one part of torchaudio's RNN-T (``transcribe``, ``predict`` or ``join``)."""
+
+    def __init__(self, rnnt: torch.nn.Module, method: str) -> None:
+        super().__init__()
+        self.rnnt = rnnt
+        self.method = method
+
+    def forward(self, *inputs: torch.Tensor) -> Any:
+        """Return ``rnnt.<method>(*inputs)``; ``predict`` starts from no state."""
+        state = (None,) if self.method == "predict" else ()
+        return getattr(self.rnnt, self.method)(*inputs, *state)
+
+
+def _emformer(method: str) -> Callable[[], tuple[torch.nn.Module, Callable[[int], Inputs]]]:
+    """ExecuTorch's ``emformer_<method>`` example: the same Emformer RNN-T, seeded.
+
+    The example takes the model from torchaudio's pretrained bundle
+    (``EMFORMER_RNNT_BASE_LIBRISPEECH``), which downloads; the bundle's model is
+    ``emformer_rnnt_base(num_symbols=4097)``. Inputs are the example's, except
+    that the predictor gets 16 tokens instead of 128: its LSTM is unrolled per
+    token, and 128 tokens take three minutes to lower on 2 cores.
+    """
+
+    def build() -> tuple[torch.nn.Module, Callable[[int], Inputs]]:
+        import torchaudio
+
+        torch.manual_seed(0)
+        rnnt = torchaudio.models.emformer_rnnt_base(num_symbols=4097)
+
+        def make(seed: int) -> Inputs:
+            generator = torch.Generator().manual_seed(seed)
+            if method == "transcribe":
+                return torch.randn(1, 128, 80, generator=generator), torch.tensor([128])
+            if method == "predict":
+                return torch.randint(0, 4097, (1, 16), generator=generator), torch.tensor([16])
+            source, target = (torch.rand(1, 128, 1024, generator=generator) for _ in range(2))
+            return source, torch.tensor([128]), target, torch.tensor([128])
+
+        return _RnntPart(rnnt, method).eval(), make
+
+    return build
+
+
 ZOO: list[ZooModel] = [
     ZooModel("torchvision/resnet18", _torchvision("resnet18")),
     ZooModel("torchvision/mobilenet_v3_small", _torchvision("mobilenet_v3_small")),
@@ -340,6 +384,9 @@ ZOO: list[ZooModel] = [
         slow=True,
     ),
     ZooModel("executorch/w2l", _example("w2l")),
+    ZooModel("executorch/emformer_transcribe", _emformer("transcribe"), slow=True),
+    ZooModel("executorch/emformer_predict", _emformer("predict")),
+    ZooModel("executorch/emformer_join", _emformer("join")),
     ZooModel("executorch/efficient_sam", _efficient_sam, slow=True),
     ZooModel("executorch/mobilebert", _mobilebert, slow=True),
     ZooModel("executorch/whisper", _whisper, slow=True),
@@ -361,7 +408,7 @@ EXAMPLES_IN_ZOO = {
     "mul", "linear", "add", "add_mul", "softmax", "conv1d", "lstm", "resnet8", "sdpa",
     "deep_autoencoder", "ds_cnn", "mobilenet_v1_025", "mv2_untrained", "mv2", "mv3",
     "resnet18", "resnet50", "vit", "ic3", "dl3", "efficient_sam", "mobilebert", "whisper",
-    "w2l", "llama", "llama2", "qwen3", "smolvlm",
+    "w2l", "emformer_transcribe", "emformer_predict", "emformer_join", "llama", "llama2", "qwen3", "smolvlm",
 }  # fmt: skip
 """ExecuTorch's example models the zoo covers: ``resnet18`` and ``vit`` are the
 torchvision entries, and ``llama2`` and ``smolvlm`` build the same Llama
@@ -369,9 +416,6 @@ transformer as ``llama`` (``Llama2Model``)."""
 
 EXAMPLES_LEFT_OUT = {
     "edsr": "needs the torchsr package, and its weights download",
-    "emformer_transcribe": "its weights download (torchaudio's pretrained bundle)",
-    "emformer_predict": "its weights download (torchaudio's pretrained bundle)",
-    "emformer_join": "its weights download (torchaudio's pretrained bundle)",
     "ic4": "needs timm, and its weights download",
     "deit_tiny": "needs timm, and its weights download",
     "llama3_2_vision_encoder": "needs torchtune",
