@@ -70,7 +70,7 @@ def check_program(
         AssertionError: No delegate of this backend, an unexpected CPU kernel,
             or an output that differs from eager.
     """
-    model = model.eval()
+    model.eval()  # a converted PT2E model's eval() returns None
     lowered = lower(model, inputs, **lower_options)
     ids = delegate_ids(lowered)
     assert ids and set(ids) == {BACKEND_ID}, f"delegates in the program: {ids}"

@@ -1,0 +1,107 @@
+"""PT2E int8 programs through the full pipeline: folded and unfolded, and split across the CPU."""
+
+import pytest
+import torch
+from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+    XNNPACKQuantizer,
+    get_symmetric_quantization_config,
+)
+from torch.ao.quantization.fx._decomposed import quantized_decomposed_lib  # noqa: F401
+from torchao.quantization.pt2e import allow_exported_model_train_eval
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+from ov_tests import check_program
+
+QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
+DEQUANTIZE = "quantized_decomposed.dequantize_per_tensor.default"
+
+
+def quantized(model, inputs, *, per_channel=False, fold=True):
+    """``model`` quantized by ExecuTorch's XNNPACKQuantizer (symmetric, static), calibrated on ``inputs``."""
+    torch.manual_seed(0)
+    captured = torch.export.export(model.eval(), inputs).module()
+    quantizer = XNNPACKQuantizer().set_global(
+        get_symmetric_quantization_config(is_per_channel=per_channel)
+    )
+    prepared = prepare_pt2e(captured, quantizer)
+    for seed in range(4):
+        generator = torch.Generator().manual_seed(seed)
+        prepared(*(torch.randn(x.shape, generator=generator) for x in inputs))
+    # check_program calls eval(), which torchao allows on a converted model only so.
+    converted = convert_pt2e(prepared, fold_quantize=fold)
+    allow_exported_model_train_eval(converted)
+    return converted
+
+
+def output_step(model):
+    """The scale of the dequantize that makes the program's output: one quantization step."""
+    (output,) = model.graph.output_node().args[0]
+    assert "dequantize" in str(output.target), output.target
+    return output.args[1]
+
+
+class ConvBlock(torch.nn.Module):
+    """A convolution, batch norm and ReLU, then a residual add of two branches sharing a scale."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.norm = torch.nn.BatchNorm2d(8)
+        self.other = torch.nn.Conv2d(3, 8, 1)
+
+    def forward(self, x):
+        return torch.relu(self.norm(self.conv(x))) + self.other(x)
+
+
+@pytest.mark.parametrize("fold", [True, False], ids=["folded", "unfolded"])
+@pytest.mark.parametrize("per_channel", [False, True], ids=["per_tensor", "per_channel"])
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no_bias"])
+def test_an_int8_linear_lowers_whole_and_matches_the_quantized_model(fold, per_channel, bias):
+    x = torch.randn(2, 16)
+    model = quantized(torch.nn.Linear(16, 8, bias=bias), (x,), per_channel=per_channel, fold=fold)
+    check_program(model, (x,), atol=2 * output_step(model), more_inputs=[(torch.randn(2, 16),)])
+
+
+@pytest.mark.parametrize("fold", [True, False], ids=["folded", "unfolded"])
+def test_an_int8_conv_block_with_a_residual_add_lowers_whole(fold):
+    x = torch.randn(1, 3, 16, 16)
+    model = quantized(ConvBlock(), (x,), per_channel=True, fold=fold)
+    more = [(torch.randn(1, 3, 16, 16),)]
+    check_program(model, (x,), atol=2 * output_step(model), more_inputs=more)
+
+
+class QuantizeThenScale(torch.nn.Module):
+    def forward(self, x):
+        q = torch.ops.quantized_decomposed.quantize_per_tensor(x, 0.1, 3, -128, 127, torch.int8)
+        return (
+            torch.ops.quantized_decomposed.dequantize_per_tensor(q, 0.1, 3, -128, 127, torch.int8)
+            * 2
+        )
+
+
+@pytest.mark.parametrize("on_cpu", [QUANTIZE, DEQUANTIZE])
+def test_a_quantize_and_its_dequantize_split_by_the_partition_keep_their_values(on_cpu):
+    # The frontend passes a lone dequantize through (int8 values reached the
+    # multiply) and makes a lone quantize a float FakeQuantize.
+    x = torch.randn(64) * 4
+    outcome = check_program(
+        QuantizeThenScale(),
+        (x,),
+        atol=1e-6,  # OpenVINO folds the two multiplies into one
+        skip_ops=[on_cpu],
+        cpu_ops=[on_cpu.removesuffix(".default").replace(".", "::")],
+    )
+    assert outcome.lowered.rejections.keys() == {on_cpu.replace(".", "_")}
+
+
+def test_a_folded_int8_program_with_a_node_left_on_the_cpu_runs_equal():
+    x = torch.randn(2, 16)
+    model = quantized(torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.ReLU()), (x,))
+    outcome = check_program(
+        model,
+        (x,),
+        atol=2 * output_step(model),
+        skip_ops=["aten.addmm.default", "aten.mm.default"],
+        cpu_ops=["aten::addmm", "aten::mm"],
+    )
+    assert outcome.lowered.cpu_nodes == 1
