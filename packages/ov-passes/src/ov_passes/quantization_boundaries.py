@@ -73,7 +73,7 @@ def _parameters(node: torch.fx.Node) -> tuple[torch.fx.Node, Any, Any, int | Non
 
     ``torch.export`` passes these ops' positional parameters positionally.
     """
-    args = list(node.args)
+    args: list[Any] = list(node.args)
     if "per_channel" in op_name(node):
         return args[0], args[1], args[2], int(args[3]), args[4:]
     return args[0], args[1], args[2], None, args[3:]
