@@ -10,6 +10,7 @@ from torch.ao.quantization.fx._decomposed import quantized_decomposed_lib  # noq
 from torchao.quantization.pt2e import allow_exported_model_train_eval
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
+from ov_runtime import lower, runtime_precisions
 from ov_tests import check_program
 
 QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
@@ -40,6 +41,15 @@ def output_step(model):
     return output.args[1]
 
 
+def assert_int8(lowered, layers):
+    """Assert that OpenVINO runs the ``layers`` (type: count) of the delegates in int8."""
+    found = {}
+    for delegate in runtime_precisions(lowered):
+        for kind, precisions in delegate.items():
+            found.setdefault(kind, {}).update(precisions)
+    assert found == {kind: {"u8": count} for kind, count in layers.items()}, found
+
+
 class ConvBlock(torch.nn.Module):
     """A convolution, batch norm and ReLU, then a residual add of two branches sharing a scale."""
 
@@ -59,7 +69,10 @@ class ConvBlock(torch.nn.Module):
 def test_an_int8_linear_lowers_whole_and_matches_the_quantized_model(fold, per_channel, bias):
     x = torch.randn(2, 16)
     model = quantized(torch.nn.Linear(16, 8, bias=bias), (x,), per_channel=per_channel, fold=fold)
-    check_program(model, (x,), atol=2 * output_step(model), more_inputs=[(torch.randn(2, 16),)])
+    outcome = check_program(
+        model, (x,), atol=2 * output_step(model), more_inputs=[(torch.randn(2, 16),)]
+    )
+    assert_int8(outcome.lowered, {"FullyConnected": 1})
 
 
 @pytest.mark.parametrize("fold", [True, False], ids=["folded", "unfolded"])
@@ -67,7 +80,13 @@ def test_an_int8_conv_block_with_a_residual_add_lowers_whole(fold):
     x = torch.randn(1, 3, 16, 16)
     model = quantized(ConvBlock(), (x,), per_channel=True, fold=fold)
     more = [(torch.randn(1, 3, 16, 16),)]
-    check_program(model, (x,), atol=2 * output_step(model), more_inputs=more)
+    outcome = check_program(model, (x,), atol=2 * output_step(model), more_inputs=more)
+    assert_int8(outcome.lowered, {"Convolution": 2})
+
+
+def test_a_float_linear_runs_in_float32():
+    (delegate,) = runtime_precisions(lower(torch.nn.Linear(16, 8), (torch.randn(2, 16),)))
+    assert delegate == {"FullyConnected": {"f32": 1}}
 
 
 class QuantizeThenScale(torch.nn.Module):

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         load_program,
         lower,
         run,
+        runtime_precisions,
     )
 
 register_at_import()
@@ -59,6 +60,7 @@ _LAZY = {
     "load_program": "ov_runtime.facade",
     "lower": "ov_runtime.facade",
     "run": "ov_runtime.facade",
+    "runtime_precisions": "ov_runtime.facade",
 }
 
 
@@ -92,6 +94,7 @@ __all__ = [  # noqa: RUF022 - grouped by task
     "DelegateReport",
     "ProgramReport",
     "inspect_program",
+    "runtime_precisions",
     # errors
     "BackendUnavailableError",
     "CompileSpecError",

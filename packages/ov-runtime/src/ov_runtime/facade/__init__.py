@@ -1,6 +1,11 @@
 """What users call: lower a model, load and run a ``.pte``, inspect a program."""
 
-from ov_runtime.facade.inspection import DelegateReport, ProgramReport, inspect_program
+from ov_runtime.facade.inspection import (
+    DelegateReport,
+    ProgramReport,
+    inspect_program,
+    runtime_precisions,
+)
 from ov_runtime.facade.lowering import LoweredProgram, OpenvinoPartitioner, compile_specs, lower
 from ov_runtime.facade.running import LoadedMethod, LoadedProgram, load_program, run
 
@@ -16,4 +21,5 @@ __all__ = [
     "load_program",
     "lower",
     "run",
+    "runtime_precisions",
 ]

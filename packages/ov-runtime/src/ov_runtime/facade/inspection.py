@@ -128,6 +128,71 @@ def inspect_program(
         raise ExecutionError(f"cannot read the ExecuTorch program: {error}") from error
 
 
+COMPUTE_LAYERS = ("Convolution", "MatMul", "FullyConnected")
+"""Layer types of OpenVINO's CPU runtime model whose precision says whether a delegate runs int8."""
+
+
+def runtime_precisions(
+    program: LoweredProgram | bytes | str | Path,
+) -> list[dict[str, dict[str, int]]]:
+    """Compile each delegate of this backend as the runtime does and count its layers' precisions.
+
+    For every delegate (in program order) the payload's IR is compiled with
+    OpenVINO's Python API on the payload's device with its properties, which is
+    what the native runtime hands ``ov_core_compile_model``. The runtime model
+    (``CompiledModel.get_runtime_model``) names each executed layer's type
+    (``layerType``) and the precision it runs in (``runtimePrecision``). For
+    example ``{"Convolution": {"u8": 20}, "FullyConnected": {"u8": 1}}`` is an
+    int8 ResNet-18 on the CPU: OpenVINO's low-precision transformations fused
+    the quantize and dequantize pattern into int8 kernels.
+
+    Returns:
+        For each delegate, ``{layer type: {precision: count}}`` for the layer
+        types in :data:`COMPUTE_LAYERS`.
+
+    Raises:
+        OSError: The path cannot be read.
+        ExecutionError: The bytes are not an ExecuTorch program.
+        PayloadError: A delegate's payload is damaged.
+    """
+    if isinstance(program, LoweredProgram):
+        schema = program.program.executorch_program
+    else:
+        data = program if isinstance(program, bytes) else Path(program).read_bytes()
+        check_identifier(data[:8], "the buffer" if isinstance(program, bytes) else str(program))
+        try:
+            schema = deserialize_pte_binary(data).program
+        except Exception as error:  # the deserializer raises several kinds for damaged bytes
+            raise ExecutionError(f"cannot read the ExecuTorch program: {error}") from error
+    core = ov.Core()
+    counts = []
+    for plan in schema.execution_plan:
+        for delegate in plan.delegates:
+            if delegate.id != BACKEND_ID:
+                continue
+            payload = Payload.from_bytes(
+                bytes(schema.backend_delegate_data[delegate.processed.index].data)
+            )
+            compiled = core.compile_model(
+                _read_model(core, payload), payload.device, dict(payload.properties)
+            )
+            layers: dict[str, collections.Counter[str]] = collections.defaultdict(
+                collections.Counter
+            )
+            for op in compiled.get_runtime_model().get_ordered_ops():
+                info = op.get_rt_info()
+                kind = info["layerType"].astype(str)
+                if kind in COMPUTE_LAYERS:
+                    layers[kind][info["runtimePrecision"].astype(str)] += 1
+            counts.append({kind: dict(precisions) for kind, precisions in layers.items()})
+    return counts
+
+
+def _read_model(core: ov.Core, payload: Payload) -> ov.Model:
+    weights = ov.Tensor(np.frombuffer(payload.weights, dtype=np.uint8).copy())
+    return core.read_model(model=payload.xml, weights=weights)
+
+
 def _delegates(program: Program) -> list[DelegateReport]:
     reports = []
     for plan in program.execution_plan:
@@ -147,8 +212,7 @@ def _delegates(program: Program) -> list[DelegateReport]:
 
 def _read_payload(method: str, data: bytes) -> DelegateReport:
     payload = Payload.from_bytes(data)
-    weights = ov.Tensor(np.frombuffer(payload.weights, dtype=np.uint8).copy())
-    model = ov.Core().read_model(model=payload.xml, weights=weights)
+    model = _read_model(ov.Core(), payload)
     return DelegateReport(
         method=method,
         backend_id=BACKEND_ID,
