@@ -43,7 +43,7 @@ def output_step(model):
 
 def assert_int8(lowered, layers):
     """Assert that OpenVINO runs the ``layers`` (type: count) of the delegates in int8."""
-    found = {}
+    found: dict[str, dict[str, int]] = {}
     for delegate in runtime_precisions(lowered):
         for kind, precisions in delegate.items():
             found.setdefault(kind, {}).update(precisions)
