@@ -7,6 +7,7 @@ from ov_runtime.facade.inspection import (
     runtime_precisions,
 )
 from ov_runtime.facade.lowering import LoweredProgram, OpenvinoPartitioner, compile_specs, lower
+from ov_runtime.facade.quantization import QuantizedModel, quantize
 from ov_runtime.facade.running import LoadedMethod, LoadedProgram, load_program, run
 
 __all__ = [
@@ -16,10 +17,12 @@ __all__ = [
     "LoweredProgram",
     "OpenvinoPartitioner",
     "ProgramReport",
+    "QuantizedModel",
     "compile_specs",
     "inspect_program",
     "load_program",
     "lower",
+    "quantize",
     "run",
     "runtime_precisions",
 ]
