@@ -72,3 +72,42 @@ def test_a_per_channel_weight_is_dequantized_along_its_axis():
     assert changed
     assert "quantized_decomposed.dequantize_per_channel.default" not in names
     assert torch.equal(module(x), model(x))
+
+
+class FakeQuantized(torch.nn.Module):
+    scale: torch.Tensor
+    zero_point: torch.Tensor
+    scales: torch.Tensor
+    zero_points: torch.Tensor
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.tensor(0.1))
+        self.register_buffer("zero_point", torch.tensor(3, dtype=torch.int32))
+        self.register_buffer("scales", torch.tensor([0.1, 0.2]))
+        self.register_buffer("zero_points", torch.tensor([0, 5], dtype=torch.int32))
+
+    def forward(self, x):
+        a = torch.fake_quantize_per_tensor_affine(x, 0.05, 2, -128, 127)
+        b = torch.fake_quantize_per_tensor_affine(x, self.scale, self.zero_point, 0, 255)
+        c = torch.fake_quantize_per_channel_affine(x, self.scales, self.zero_points, 1, -128, 127)
+        wide = torch.fake_quantize_per_tensor_affine(x, 0.05, 0, -1000, 1000)
+        return a, b, c, wide
+
+
+def test_fake_quant_ops_become_quantize_dequantize_pairs_of_int8_or_uint8():
+    from ov_passes import fake_quantize_as_pairs
+
+    x = torch.randn(3, 2) * 10
+    module = torch.export.export(FakeQuantized(), (x,)).module(check_guards=False)
+    assert fake_quantize_as_pairs(module)
+    module.recompile()
+    names = [op_name(n) for n in module.graph.nodes if n.op == "call_function"]
+    assert names.count("quantized_decomposed.quantize_per_tensor.default") == 2
+    assert names.count("quantized_decomposed.quantize_per_channel.default") == 1
+    # A range wider than 8 bits has no integer type here: left as it is.
+    assert names.count("aten.fake_quantize_per_tensor_affine.default") == 1
+    dtypes = [n.args[-1] for n in module.graph.nodes if op_name(n).startswith("quantized_")]
+    assert set(dtypes) == {torch.int8, torch.uint8}
+    for got, want in zip(module(x), FakeQuantized()(x), strict=True):
+        assert torch.allclose(got, want, rtol=0, atol=1e-6)

@@ -151,3 +151,41 @@ def test_quantize_gives_a_model_that_lowers_to_int8_kernels():
     assert result.quantizer == "XNNPACKQuantizer"
     outcome = check_program(result.module, (x,), atol=2 * output_step(result.module))
     assert_int8(outcome.lowered, {"FullyConnected": 2})
+
+
+class FakeQuantized(torch.nn.Module):
+    """What quantization-aware training exports: fake-quant ops on activations and weights."""
+
+    scale: torch.Tensor
+    zero_point: torch.Tensor
+    scales: torch.Tensor
+    zero_points: torch.Tensor
+
+    def __init__(self, tensor_qparams):
+        super().__init__()
+        torch.manual_seed(0)
+        self.linear = torch.nn.Linear(256, 256)
+        self.register_buffer("scale", torch.tensor(0.04))
+        self.register_buffer("zero_point", torch.tensor(0, dtype=torch.int32))
+        self.register_buffer("scales", self.linear.weight.detach().abs().amax(dim=1) / 127)
+        self.register_buffer("zero_points", torch.zeros(256, dtype=torch.int32))
+        self.tensor_qparams = tensor_qparams
+
+    def forward(self, x):
+        if self.tensor_qparams:
+            x = torch.fake_quantize_per_tensor_affine(x, self.scale, self.zero_point, -128, 127)
+        else:
+            x = torch.fake_quantize_per_tensor_affine(x, 0.04, 0, -128, 127)
+        weight = torch.fake_quantize_per_channel_affine(
+            self.linear.weight, self.scales, self.zero_points, 0, -127, 127
+        )
+        return torch.nn.functional.linear(x, weight, self.linear.bias)
+
+
+@pytest.mark.parametrize("tensor_qparams", [False, True], ids=["numbers", "tensors"])
+def test_a_quantization_aware_training_program_lowers_to_int8_kernels(tensor_qparams):
+    # ExecuTorch's edge checker rejected fake-quant ops (their decomposition is
+    # not core ATen) before the partitioner saw them.
+    x = torch.randn(64, 256)
+    outcome = check_program(FakeQuantized(tensor_qparams), (x,), atol=1e-4, rtol=1e-4)
+    assert_int8(outcome.lowered, {"FullyConnected": 1})

@@ -23,12 +23,25 @@ logger = logging.getLogger(__name__)
 SUPPORTED_DTYPES = frozenset(getattr(torch, dtype.torch_name) for dtype in DELEGATE_DTYPES)
 """Tensor dtypes a delegate reads and writes (``ov_spec.DELEGATE_DTYPES``)."""
 
-# Edge-dialect ops that preprocess rewrites into ops the frontend converts
-# (ExecuTorch's DimOrderOpsRevertPass turns them back into aten ops).
+FAKE_QUANTIZE_OPS = (
+    torch.ops.aten.fake_quantize_per_tensor_affine.default,
+    torch.ops.aten.fake_quantize_per_tensor_affine.tensor_qparams,
+    torch.ops.aten.fake_quantize_per_channel_affine.default,
+)
+"""Quantization-aware training's fake-quant ops: kept whole through lowering
+(``OpenvinoPartitioner.ops_to_not_decompose``), where ExecuTorch would
+decompose them into ``*_cachemask`` ops its edge checker rejects."""
+
+# Edge-dialect ops that preprocess rewrites into ops the frontend converts:
+# ExecuTorch's DimOrderOpsRevertPass turns the dim-order ops back into aten
+# ops, and ov_passes turns fake-quant ops into quantize/dequantize pairs.
 _CONVERTED_BY_PREPROCESS = frozenset(
     {
         "dim_order_ops._to_dim_order_copy.default",
         "dim_order_ops._clone_dim_order.default",
+        "aten.fake_quantize_per_tensor_affine.default",
+        "aten.fake_quantize_per_tensor_affine.tensor_qparams",
+        "aten.fake_quantize_per_channel_affine.default",
     }
 )
 

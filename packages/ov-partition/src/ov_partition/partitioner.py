@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import operator
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import final
 
 import torch
@@ -16,7 +16,7 @@ from executorch.exir.backend.utils import tag_constant_data
 from torch.export import ExportedProgram
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
-from ov_partition.op_support import OpenvinoOperatorSupport
+from ov_partition.op_support import FAKE_QUANTIZE_OPS, OpenvinoOperatorSupport
 from ov_partition.trial_lowering import (
     bisect_refusal,
     converter_message,
@@ -81,6 +81,18 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         self.delegation_spec = DelegationSpec(BACKEND_ID, specs)
         self.skip_ops = frozenset(skip_ops)
         self.rejections: dict[str, str] = {}
+
+    def ops_to_not_decompose(
+        self, ep: ExportedProgram
+    ) -> tuple[list[torch._ops.OpOverload], Callable[[torch.fx.Node], bool] | None]:
+        """Keep quantization-aware training's fake-quant ops whole (``FAKE_QUANTIZE_OPS``).
+
+        ExecuTorch's ``to_edge_transform_and_lower`` leaves these ops as they
+        are; otherwise their decomposition (``*_cachemask``) is not core ATen and
+        ExecuTorch's edge checker rejects the program. Preprocess turns each
+        into a quantize/dequantize pair, which OpenVINO converts to FakeQuantize.
+        """
+        return list(FAKE_QUANTIZE_OPS), None
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         """Tag the nodes of ``exported_program`` (edge dialect) that OpenVINO converts, one tag per partition.

@@ -7,13 +7,17 @@ from ov_passes.integer_floor_division import integer_floor_division_by_truncatio
 from ov_passes.nan_comparisons import greater_as_less
 from ov_passes.no_op_aliases import drop_no_op_aliases
 from ov_passes.pipeline import GraphPass, call_function, op_name, replace_node, run_passes
-from ov_passes.quantization_boundaries import unpaired_quantization_as_arithmetic
+from ov_passes.quantization_boundaries import (
+    fake_quantize_as_pairs,
+    unpaired_quantization_as_arithmetic,
+)
 from ov_passes.reduction_dims import reductions_over_every_dim
 from ov_passes.scalar_index import index_select_of_a_scalar_index
 from ov_passes.symbolic_slice_bounds import slice_bounds_as_tensors
 from ov_passes.view_sizes import view_sizes_from_metadata
 
 DEFAULT_PASSES: tuple[GraphPass, ...] = (
+    fake_quantize_as_pairs,
     unpaired_quantization_as_arithmetic,
     cast_integer_accumulations_to_int64,
     integer_floor_division_by_truncation,
@@ -32,8 +36,9 @@ The floor-division rewrite compares integers, so it runs before
 ``integer_comparisons_by_difference``, which makes those comparisons exact: it
 sees their dtypes because every node a pass creates carries its
 ``meta["val"]`` (:func:`call_function`). ``greater_as_less`` touches float
-comparisons only. The quantization rewrite runs first: the float arithmetic
-it builds is what the others expect. ``drop_no_op_aliases`` runs last, once views have their
+comparisons only. The quantization rewrites run first: fake-quant ops become
+quantize/dequantize pairs, which the next pass leaves to the frontend, and the
+float arithmetic it builds for unpaired nodes is what the others expect. ``drop_no_op_aliases`` runs last, once views have their
 sizes. The other passes rewrite nodes no other pass creates or reads."""
 
 __all__ = [
@@ -43,6 +48,7 @@ __all__ = [
     "call_function",
     "cast_integer_accumulations_to_int64",
     "drop_no_op_aliases",
+    "fake_quantize_as_pairs",
     "greater_as_less",
     "index_select_of_a_scalar_index",
     "integer_comparisons_by_difference",

@@ -38,6 +38,71 @@ DEQUANTIZE = {
 }
 
 aten = torch.ops.aten
+FAKE_QUANTIZE = {
+    "aten.fake_quantize_per_tensor_affine.default": "per_tensor",
+    "aten.fake_quantize_per_tensor_affine.tensor_qparams": "per_tensor",
+    "aten.fake_quantize_per_channel_affine.default": "per_channel",
+}
+
+
+def fake_quantize_as_pairs(graph_module: torch.fx.GraphModule) -> bool:
+    """Rewrite each fake-quant op of quantization-aware training as a quantize/dequantize pair.
+
+    ``fake_quantize_per_tensor_affine(x, scale, zero_point, quant_min, quant_max)``
+    (with numbers or 0-d tensors for the parameters, and the per-channel form,
+    with ``axis`` after the zero points) computes
+    what quantizing to ``[quant_min, quant_max]`` and dequantizing again
+    computes. OpenVINO's frontend converts the pair to a FakeQuantize, which its
+    low-precision transformations fuse into int8 kernels. The integer type is
+    int8 or uint8 when the range fits one; a wider range is left as it is.
+
+    Returns:
+        True when a node was rewritten.
+    """
+    graph = graph_module.graph
+    changed = False
+    for node in list(graph.nodes):
+        kind = FAKE_QUANTIZE.get(op_name(node))
+        if kind is None:
+            continue
+        arguments: tuple[Any, ...] = tuple(node.args)
+        dtype = _integer_type(int(arguments[-2]), int(arguments[-1]))
+        if op_name(node).endswith("tensor_qparams"):
+            # 0-d scale and zero point tensors: the frontend converts the pair
+            # with numbers, which constants of the graph give.
+            scale, zero_point = (_constant(graph_module, value) for value in arguments[1:3])
+            if scale is None or zero_point is None:
+                continue
+            arguments = (arguments[0], float(scale), int(zero_point), *arguments[3:])
+        if dtype is None:
+            continue
+        package = torch.ops.quantized_decomposed
+        quantize = getattr(package, f"quantize_{kind}").default
+        dequantize = getattr(package, f"dequantize_{kind}").default
+        arguments = (*arguments, dtype)
+        with graph.inserting_before(node):
+            quantized = call_function(graph, quantize, arguments)
+            replace_node(node, call_function(graph, dequantize, (quantized, *arguments[1:])))
+        changed = True
+    return changed
+
+
+def _constant(graph_module: torch.fx.GraphModule, value: Any) -> torch.Tensor | None:
+    """The tensor a ``get_attr`` node reads, else None."""
+    if not isinstance(value, torch.fx.Node) or value.op != "get_attr":
+        return None
+    found: Any = graph_module
+    for name in str(value.target).split("."):
+        found = getattr(found, name)
+    return found if isinstance(found, torch.Tensor) else None
+
+
+def _integer_type(quant_min: int, quant_max: int) -> torch.dtype | None:
+    if quant_min >= -128 and quant_max <= 127:
+        return torch.int8
+    if quant_min >= 0 and quant_max <= 255:
+        return torch.uint8
+    return None
 
 
 def unpaired_quantization_as_arithmetic(graph_module: torch.fx.GraphModule) -> bool:
