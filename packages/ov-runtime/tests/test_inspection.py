@@ -1,6 +1,14 @@
+import pytest
 import torch
 
-from ov_runtime import BACKEND_ID, compile_specs, inspect_program, lower
+from ov_runtime import (
+    BACKEND_ID,
+    ExecutionError,
+    compile_specs,
+    inspect_program,
+    lower,
+    runtime_precisions,
+)
 
 
 class ScaleThenAtan2(torch.nn.Module):
@@ -85,3 +93,14 @@ def test_every_method_of_a_program_is_reported():
     lowered = to_edge_transform_and_lower(programs, partitioner=[OpenvinoPartitioner()])
     report = inspect_program(lowered.to_executorch().buffer)
     assert sorted(d.method for d in report.delegates) == ["forward", "plus_one"]
+
+
+def test_runtime_precisions_reads_a_pte_and_follows_the_compile_specs(tmp_path):
+    model, x = torch.nn.Linear(64, 32), torch.randn(8, 64)
+    path = tmp_path / "linear.pte"
+    lower(model, (x,), compile_specs(inference_precision="bf16")).save(path)
+    assert runtime_precisions(path) == [{"FullyConnected": {"bf16": 1}}]
+    float32 = lower(model, (x,))
+    assert runtime_precisions(float32.buffer) == [{"FullyConnected": {"f32": 1}}]
+    with pytest.raises(ExecutionError, match="cannot read the ExecuTorch program"):
+        runtime_precisions(float32.buffer[:8] + b"\0" * 64)

@@ -10,9 +10,10 @@ carries, and the inputs and outputs of its OpenVINO IR.
 from __future__ import annotations
 
 import collections
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import openvino as ov
@@ -28,6 +29,8 @@ from ov_runtime.exceptions import ExecutionError
 from ov_runtime.facade.lowering import LoweredProgram, lower
 from ov_runtime.facade.running import check_identifier
 from ov_spec import BACKEND_ID
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -119,11 +122,25 @@ def inspect_program(
     if isinstance(program, LoweredProgram):
         schema = program.program.executorch_program
         return ProgramReport(_delegates(schema), dict(program.rejections))
+    return _read_program(
+        program, lambda schema: ProgramReport(_delegates(schema), _cpu_kernels(schema))
+    )
+
+
+def _read_program(program: bytes | str | Path, read: Callable[[Program], _T]) -> _T:
+    """Deserialize a ``.pte`` given as bytes or a path and ``read`` it.
+
+    Damaged bytes may deserialize into a program with missing parts, which
+    fails only when read, so ``read`` runs inside the same check.
+
+    Raises:
+        OSError: The path cannot be read.
+        ExecutionError: The bytes are not an ExecuTorch program.
+    """
     data = program if isinstance(program, bytes) else Path(program).read_bytes()
     check_identifier(data[:8], "the buffer" if isinstance(program, bytes) else str(program))
     try:
-        schema = deserialize_pte_binary(data).program
-        return ProgramReport(_delegates(schema), _cpu_kernels(schema))
+        return read(deserialize_pte_binary(data).program)
     except Exception as error:  # the deserializer raises several kinds for damaged bytes
         raise ExecutionError(f"cannot read the ExecuTorch program: {error}") from error
 
@@ -152,18 +169,16 @@ def runtime_precisions(
 
     Raises:
         OSError: The path cannot be read.
-        ExecutionError: The bytes are not an ExecuTorch program.
-        PayloadError: A delegate's payload is damaged.
+        ExecutionError: The bytes are not an ExecuTorch program, or a
+            delegate's payload is damaged.
+        PayloadError: A delegate's payload in a ``LoweredProgram`` is damaged.
     """
     if isinstance(program, LoweredProgram):
-        schema = program.program.executorch_program
-    else:
-        data = program if isinstance(program, bytes) else Path(program).read_bytes()
-        check_identifier(data[:8], "the buffer" if isinstance(program, bytes) else str(program))
-        try:
-            schema = deserialize_pte_binary(data).program
-        except Exception as error:  # the deserializer raises several kinds for damaged bytes
-            raise ExecutionError(f"cannot read the ExecuTorch program: {error}") from error
+        return _precisions(program.program.executorch_program)
+    return _read_program(program, _precisions)
+
+
+def _precisions(schema: Program) -> list[dict[str, dict[str, int]]]:
     core = ov.Core()
     counts = []
     for plan in schema.execution_plan:
