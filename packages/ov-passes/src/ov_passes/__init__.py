@@ -7,7 +7,7 @@ from ov_passes.integer_floor_division import integer_floor_division_by_truncatio
 from ov_passes.nan_comparisons import greater_as_less
 from ov_passes.no_op_aliases import drop_no_op_aliases
 from ov_passes.pipeline import GraphPass, call_function, op_name, replace_node, run_passes
-from ov_passes.quantization_boundaries import (
+from ov_passes.quantization import (
     fake_quantize_as_pairs,
     unpaired_quantization_as_arithmetic,
 )

@@ -1,4 +1,9 @@
-"""Spell out quantize and dequantize nodes that do not form a pair inside the partition.
+"""Quantized graphs in the forms OpenVINO's frontend converts right.
+
+Quantization-aware training's fake-quant ops become quantize/dequantize pairs
+(:func:`fake_quantize_as_pairs`), and quantize and dequantize nodes that do not
+form a pair inside the partition become arithmetic
+(:func:`unpaired_quantization_as_arithmetic`).
 
 OpenVINO's PyTorch frontend converts ``quantized_decomposed.quantize_per_*``
 into a float FakeQuantize and passes ``dequantize_per_*`` through unchanged:
