@@ -17,11 +17,12 @@ QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
 DEQUANTIZE = "quantized_decomposed.dequantize_per_tensor.default"
 
 
-def quantized(model, inputs, *, per_channel=False, fold=True):
-    """``model`` quantized by ExecuTorch's XNNPACKQuantizer (symmetric, static), calibrated on ``inputs``."""
+def quantized(model, inputs, *, per_channel=False, fold=True, quantizer=None):
+    """``model`` quantized by ``quantizer`` (default: ExecuTorch's XNNPACKQuantizer,
+    symmetric, static), calibrated on random inputs shaped like ``inputs``."""
     torch.manual_seed(0)
     captured = torch.export.export(model.eval(), inputs).module()
-    quantizer = XNNPACKQuantizer().set_global(
+    quantizer = quantizer or XNNPACKQuantizer().set_global(
         get_symmetric_quantization_config(is_per_channel=per_channel)
     )
     prepared = prepare_pt2e(captured, quantizer)
@@ -86,6 +87,21 @@ def test_an_int8_conv_block_with_a_residual_add_lowers_whole(fold):
     more = [(torch.randn(1, 3, 16, 16),)]
     outcome = check_program(model, (x,), atol=2 * output_step(model), more_inputs=more)
     assert_int8(outcome.lowered, {"Convolution": 2})
+
+
+def test_a_program_from_torchaos_x86_inductor_quantizer_runs_int8_kernels():
+    from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (
+        X86InductorQuantizer,
+        get_default_x86_inductor_quantization_config,
+    )
+
+    layers = [torch.nn.Conv2d(3, 16, 3), torch.nn.ReLU(), torch.nn.Flatten()]
+    model = torch.nn.Sequential(*layers, torch.nn.Linear(16 * 14 * 14, 10))
+    x = torch.randn(2, 3, 16, 16)
+    quantizer = X86InductorQuantizer().set_global(get_default_x86_inductor_quantization_config())
+    # Its output is float (no quantize after the last Linear): compare as float.
+    outcome = check_program(quantized(model, (x,), quantizer=quantizer), (x,), atol=1e-5)
+    assert_int8(outcome.lowered, {"Convolution": 1, "FullyConnected": 1})
 
 
 def test_a_float_linear_runs_in_float32():
