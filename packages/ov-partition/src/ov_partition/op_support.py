@@ -39,9 +39,7 @@ _CONVERTED_BY_PREPROCESS = frozenset(
     {
         "dim_order_ops._to_dim_order_copy.default",
         "dim_order_ops._clone_dim_order.default",
-        "aten.fake_quantize_per_tensor_affine.default",
-        "aten.fake_quantize_per_tensor_affine.tensor_qparams",
-        "aten.fake_quantize_per_channel_affine.default",
+        *(target_name(op) for op in FAKE_QUANTIZE_OPS),
     }
 )
 

@@ -38,8 +38,8 @@ sees their dtypes because every node a pass creates carries its
 ``meta["val"]`` (:func:`call_function`). ``greater_as_less`` touches float
 comparisons only. The quantization rewrites run first: fake-quant ops become
 quantize/dequantize pairs, which the next pass leaves to the frontend, and the
-float arithmetic it builds for unpaired nodes is what the others expect. ``drop_no_op_aliases`` runs last, once views have their
-sizes. The other passes rewrite nodes no other pass creates or reads."""
+float arithmetic it builds for unpaired nodes is what the others expect.
+``drop_no_op_aliases`` runs last, once views have their sizes. The other passes rewrite nodes no other pass creates or reads."""
 
 __all__ = [
     "DEFAULT_PASSES",

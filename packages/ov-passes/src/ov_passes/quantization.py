@@ -72,6 +72,8 @@ def fake_quantize_as_pairs(graph_module: torch.fx.GraphModule) -> bool:
             continue
         arguments: tuple[Any, ...] = tuple(node.args)
         dtype = _integer_type(int(arguments[-2]), int(arguments[-1]))
+        if dtype is None:
+            continue
         if op_name(node).endswith("tensor_qparams"):
             # 0-d scale and zero point tensors: the frontend converts the pair
             # with numbers, which constants of the graph give.
@@ -79,8 +81,6 @@ def fake_quantize_as_pairs(graph_module: torch.fx.GraphModule) -> bool:
             if scale is None or zero_point is None:
                 continue
             arguments = (arguments[0], float(scale), int(zero_point), *arguments[3:])
-        if dtype is None:
-            continue
         package = torch.ops.quantized_decomposed
         quantize = getattr(package, f"quantize_{kind}").default
         dequantize = getattr(package, f"dequantize_{kind}").default
