@@ -66,7 +66,7 @@ def test_compile_specs_are_resolved_into_the_payloads_device_and_properties():
     default = Payload.from_bytes(preprocess(Mixed(), inputs).processed_bytes)
     assert (default.device, dict(default.properties)) == (
         "CPU",
-        {"INFERENCE_PRECISION_HINT": "f32"},
+        {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"},
     )
     specs = [
         CompileSpec("device", b"GPU"),

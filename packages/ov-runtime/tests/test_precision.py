@@ -43,7 +43,11 @@ def error_to_float64(output, inputs):
 def test_cpu_computes_in_float32_by_default():
     inputs = addmm_inputs()
     output, record = run_and_read_precision(None, inputs)
-    assert record == {"device": "CPU", "INFERENCE_PRECISION_HINT": "f32"}
+    assert record == {
+        "device": "CPU",
+        "INFERENCE_PRECISION_HINT": "f32",
+        "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0",
+    }
     assert error_to_float64(output, inputs) < 1e-4
 
 
@@ -109,6 +113,7 @@ def test_every_property_the_payload_carries_is_applied(monkeypatch):
     assert record == {
         "device": "CPU",
         "INFERENCE_PRECISION_HINT": "f32",
+        "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0",
         "PERFORMANCE_HINT": "THROUGHPUT",
         "NUM_STREAMS": "2",
     }
@@ -127,7 +132,7 @@ def test_a_property_openvino_refuses_fails_the_load_with_its_name(monkeypatch):
 def test_more_properties_than_the_runtime_applies_are_refused(monkeypatch):
     from ov_runtime import ExecutionError
 
-    with_extra_properties(monkeypatch, {f"KEY_{i}": "1" for i in range(16)})
+    with_extra_properties(monkeypatch, {f"KEY_{i}": "1" for i in range(15)})
     with pytest.raises(ExecutionError, match=r"carries 17 OpenVINO properties; .* at most 16"):
         run_and_read_precision(None, addmm_inputs())
 

@@ -140,7 +140,7 @@ def test_float32_default_on_every_device_string_that_names_only_the_cpu(device, 
 @pytest.mark.parametrize(
     ("entries", "properties"),
     [
-        ((), {"INFERENCE_PRECISION_HINT": "f32"}),
+        ((), {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}),
         ((("device", b"GPU"),), {}),
         (
             (("device", b"GPU"), ("inference_precision", b"f16")),
@@ -150,8 +150,23 @@ def test_float32_default_on_every_device_string_that_names_only_the_cpu(device, 
             (("inference_precision", b"bf16"), ("cache_dir", b"/tmp/c")),
             {"INFERENCE_PRECISION_HINT": "bf16", "CACHE_DIR": "/tmp/c"},
         ),
+        (
+            (("dynamic_quantization_group_size", b"32"),),
+            {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "32"},
+        ),
+        (
+            (("device", b"GPU"), ("dynamic_quantization_group_size", b"0")),
+            {"DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"},
+        ),
     ],
-    ids=["cpu_default", "gpu_default", "gpu_f16", "bf16_with_cache"],
+    ids=[
+        "cpu_default",
+        "gpu_default",
+        "gpu_f16",
+        "bf16_with_cache",
+        "cpu_dynamic_quantization",
+        "gpu_no_dynamic_quantization",
+    ],
 )
 def test_specs_resolve_into_the_openvino_properties_the_payload_carries(entries, properties):
     assert parse(*entries).properties() == properties
@@ -179,6 +194,7 @@ def test_every_key_has_a_help_line_for_command_lines():
         "cache_dir",
         "inference_num_threads",
         "enable_cpu_pinning",
+        "dynamic_quantization_group_size",
     )
     assert all(text for text in KEY_HELP.values())
 
@@ -215,7 +231,7 @@ def test_a_value_that_is_not_text_is_a_compile_spec_error(value):
 
 def test_inference_threads_become_openvinos_property():
     options = parse(("inference_num_threads", b"1"))
-    assert options.properties() == {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"}
+    assert options.properties()["INFERENCE_NUM_THREADS"] == "1"
 
 
 @pytest.mark.parametrize("threads", ["0", "-1", "two", "1.5", "\u0661"])
@@ -259,3 +275,9 @@ def test_a_memoryview_value_is_read_as_bytes():
 def test_a_thread_count_openvino_cannot_hold_is_refused():
     with pytest.raises(CompileSpecError, match="below 2"):
         parse(("inference_num_threads", str(2**31).encode()))
+
+
+@pytest.mark.parametrize("value", [b"-1", b"32.0", b"2147483648", "\uff13\uff12".encode()])
+def test_a_dynamic_quantization_group_size_must_be_a_whole_number(value):
+    with pytest.raises(CompileSpecError, match=r"'dynamic_quantization_group_size'.*'32'.*'0'"):
+        parse(("dynamic_quantization_group_size", value))

@@ -20,6 +20,7 @@ from ov_convert.convert import (
     user_input_values,
 )
 from ov_convert.payload import Payload
+from ov_convert.weights import four_bit_weights
 from ov_passes import DEFAULT_PASSES, run_passes
 from ov_spec import BACKEND_ID, OpenvinoOptions
 
@@ -65,6 +66,7 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
         options = OpenvinoOptions.from_compile_specs(compile_specs)
         inputs, outputs = user_input_values(edge_program), output_values(edge_program)
         model = convert_module(_prepare(edge_program), inputs, outputs)
+        narrowed = four_bit_weights(model)
         xml, weights = serialize(model)
         payload = Payload(
             xml=xml,
@@ -75,11 +77,13 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
             outputs=output_signature(model, outputs),
         ).to_bytes()
         logger.debug(
-            "converted a partition for %s: %d inputs, %d outputs, %d payload bytes",
+            "converted a partition for %s: %d inputs, %d outputs, %d payload bytes, "
+            "%d weights stored in 4 bits",
             options.device,
             len(inputs),
             len(outputs),
             len(payload),
+            narrowed,
         )
         return PreprocessResult(processed_bytes=payload)
 

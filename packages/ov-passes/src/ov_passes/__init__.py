@@ -15,10 +15,16 @@ from ov_passes.reduction_dims import reductions_over_every_dim
 from ov_passes.scalar_index import index_select_of_a_scalar_index
 from ov_passes.symbolic_slice_bounds import slice_bounds_as_tensors
 from ov_passes.view_sizes import view_sizes_from_metadata
+from ov_passes.weight_compression import (
+    affine_dequantization_as_arithmetic,
+    output_scales_onto_weights,
+)
 
 DEFAULT_PASSES: tuple[GraphPass, ...] = (
     fake_quantize_as_pairs,
     unpaired_quantization_as_arithmetic,
+    affine_dequantization_as_arithmetic,
+    output_scales_onto_weights,
     cast_integer_accumulations_to_int64,
     integer_floor_division_by_truncation,
     integer_comparisons_by_difference,
@@ -38,12 +44,14 @@ sees their dtypes because every node a pass creates carries its
 ``meta["val"]`` (:func:`call_function`). ``greater_as_less`` touches float
 comparisons only. The quantization rewrites run first: fake-quant ops become
 quantize/dequantize pairs, which the next pass leaves to the frontend, and the
-float arithmetic it builds for unpaired nodes is what the others expect.
+float arithmetic it builds for unpaired nodes (and the weight-compression
+passes for weight-only quantization) is what the others expect.
 ``drop_no_op_aliases`` runs last, once views have their sizes. The other passes rewrite nodes no other pass creates or reads."""
 
 __all__ = [
     "DEFAULT_PASSES",
     "GraphPass",
+    "affine_dequantization_as_arithmetic",
     "avg_pool_divisors_as_pytorch",
     "call_function",
     "cast_integer_accumulations_to_int64",
@@ -54,6 +62,7 @@ __all__ = [
     "integer_comparisons_by_difference",
     "integer_floor_division_by_truncation",
     "op_name",
+    "output_scales_onto_weights",
     "reductions_over_every_dim",
     "replace_node",
     "run_passes",

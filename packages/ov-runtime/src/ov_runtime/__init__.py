@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         LoweredProgram,
         ProgramReport,
         QuantizedModel,
+        default_quantizer,
         inspect_program,
         load_program,
         lower,
@@ -60,6 +61,7 @@ _LAZY = {
     "ProgramReport": "ov_runtime.facade",
     "QuantizedModel": "ov_runtime.facade",
     "quantize": "ov_runtime.facade",
+    "default_quantizer": "ov_runtime.facade",
     "inspect_program": "ov_runtime.facade",
     "load_program": "ov_runtime.facade",
     "lower": "ov_runtime.facade",
@@ -88,6 +90,7 @@ __all__ = [  # noqa: RUF022 - grouped by task
     "lower",
     "QuantizedModel",
     "quantize",
+    "default_quantizer",
     # running
     "LoadedMethod",
     "LoadedProgram",

@@ -7,7 +7,7 @@ from ov_runtime.facade.inspection import (
     runtime_precisions,
 )
 from ov_runtime.facade.lowering import LoweredProgram, OpenvinoPartitioner, compile_specs, lower
-from ov_runtime.facade.quantization import QuantizedModel, quantize
+from ov_runtime.facade.quantization import QuantizedModel, default_quantizer, quantize
 from ov_runtime.facade.running import LoadedMethod, LoadedProgram, load_program, run
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "ProgramReport",
     "QuantizedModel",
     "compile_specs",
+    "default_quantizer",
     "inspect_program",
     "load_program",
     "lower",

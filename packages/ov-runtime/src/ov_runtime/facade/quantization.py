@@ -56,7 +56,7 @@ def quantize(
     from torchao.quantization.pt2e import allow_exported_model_train_eval
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-    quantizer, name = _quantizer()
+    quantizer, name = default_quantizer()
     captured = torch.export.export(model.eval(), tuple(example_inputs)).module()
     prepared = prepare_pt2e(captured, quantizer)
     samples = 0
@@ -73,7 +73,13 @@ def quantize(
     return QuantizedModel(converted, name)
 
 
-def _quantizer() -> tuple[Any, str]:
+def default_quantizer() -> tuple[Any, str]:
+    """Return the PT2E quantizer :func:`quantize` uses, and its class name.
+
+    NNCF's ``OpenVINOQuantizer`` when NNCF is installed, otherwise ExecuTorch's
+    ``XNNPACKQuantizer`` with symmetric per-channel int8 weights and static
+    int8 activations (see :func:`quantize`).
+    """
     try:
         from executorch.backends.openvino.quantizer import OpenVINOQuantizer
     except ImportError:  # NNCF is not installed

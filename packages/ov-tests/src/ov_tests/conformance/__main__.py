@@ -9,7 +9,8 @@ Runs the named parts of the suite (both by default) from the installed
 table per flow: passed, failed, xfailed, skipped, and each failure's cause.
 ``--flows ov_executorch,openvino,xnnpack`` runs ExecuTorch's built-in OpenVINO
 backend (needs the ``builtin-openvino`` group: ``uv sync --group
-builtin-openvino``) and XNNPACK beside this backend in the same run. The exit
+builtin-openvino``) and XNNPACK beside this backend in the same run; the
+``*_int8`` flows run each on programs quantized to int8 first. The exit
 status is pytest's; other options go to pytest (``-k abs``, ``-x``).
 """
 
@@ -40,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--flows",
         default=OV_EXECUTORCH_FLOW.name,
-        help="comma-separated flows: ov_executorch (default), openvino, xnnpack",
+        help="comma-separated flows: ov_executorch (default), ov_executorch_int8, "
+        "openvino, openvino_int8, xnnpack, xnnpack_static_int8_per_channel",
     )
     parser.add_argument("--report", help="also write the per-flow table (Markdown) here")
     args, extra = parser.parse_known_args(argv)

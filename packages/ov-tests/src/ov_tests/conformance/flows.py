@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import importlib
 
+from executorch.backends.test.harness.stages import Quantize
 from executorch.backends.test.suite.flow import TestFlow
 
+from ov_runtime import default_quantizer
 from ov_tests.conformance.tester import OvExecutorchTester
 
 OV_EXECUTORCH_FLOW = TestFlow(
@@ -19,15 +21,42 @@ OV_EXECUTORCH_FLOW = TestFlow(
 )
 """This backend, float32 on the CPU (the default compile specs)."""
 
-OWN_FLOWS = {flow.name: flow for flow in (OV_EXECUTORCH_FLOW,)}
+
+def _int8_quantize_stage() -> Quantize:
+    quantizer, _ = default_quantizer()
+    return Quantize(quantizer=quantizer)
+
+
+OV_EXECUTORCH_INT8_FLOW = TestFlow(
+    "ov_executorch_int8",
+    backend="ov_executorch",
+    tester_factory=OvExecutorchTester,
+    quantize=True,
+    quantize_stage_factory=_int8_quantize_stage,
+)
+"""This backend on programs quantized to int8 with PT2E the way
+:func:`ov_runtime.quantize` does it (:func:`ov_runtime.default_quantizer`),
+calibrated on the test's inputs, weights folded (``convert_pt2e``'s default)."""
+
+OWN_FLOWS = {flow.name: flow for flow in (OV_EXECUTORCH_FLOW, OV_EXECUTORCH_INT8_FLOW)}
 
 BASELINE_FLOWS = {
     "openvino": ("executorch.backends.test.suite.flows.openvino", "OPENVINO_TEST_FLOW"),
+    "openvino_int8": (
+        "executorch.backends.test.suite.flows.openvino",
+        "OPENVINO_INT8_TEST_FLOW",
+    ),
     "xnnpack": ("executorch.backends.test.suite.flows.xnnpack", "XNNPACK_TEST_FLOW"),
+    "xnnpack_static_int8_per_channel": (
+        "executorch.backends.test.suite.flows.xnnpack",
+        "XNNPACK_STATIC_INT8_PER_CHANNEL_TEST_FLOW",
+    ),
 }
 """ExecuTorch's own flows the comparison runs beside this backend's, by module and
 name: its built-in OpenVINO backend (which needs ``nncf``, the
-``builtin-openvino`` group) and XNNPACK, both float32."""
+``builtin-openvino`` group) and XNNPACK, float32 and int8 (the built-in
+backend's own int8 recipe, NNCF's quantizer unfolded; XNNPACK's static
+per-channel one)."""
 
 
 def select_flows(names: list[str]) -> dict[str, TestFlow]:

@@ -44,8 +44,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--ov-flows",
         default=OV_EXECUTORCH_FLOW.name,
         help="comma-separated flows of ExecuTorch's backend test suite to run: "
-        "ov_executorch (this backend, the default), openvino (ExecuTorch's "
-        "built-in OpenVINO backend; needs nncf), xnnpack",
+        "ov_executorch (this backend, the default), ov_executorch_int8, openvino "
+        "(ExecuTorch's built-in OpenVINO backend; needs nncf), openvino_int8, "
+        "xnnpack, xnnpack_static_int8_per_channel",
     )
     group.addoption(
         "--ov-report",

@@ -1,0 +1,90 @@
+"""Weight-only and dynamically quantized programs: compressed weights on OpenVINO, float32 results."""
+
+import pytest
+import torch
+from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+    XNNPACKQuantizer,
+    get_symmetric_quantization_config,
+)
+from torchao.quantization import Int8WeightOnlyConfig, IntxWeightOnlyConfig, quantize_
+from torchao.quantization.granularity import PerAxis, PerGroup
+from torchao.quantization.pt2e import allow_exported_model_train_eval
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+from ov_runtime import compile_specs, inspect_program, runtime_precisions
+from ov_tests import check_program
+
+IN, HIDDEN, OUT = 256, 256, 64
+INT4 = torch.int4  # type: ignore[attr-defined]  # missing from torch's type stubs
+FLOAT_WEIGHT_BYTES = 4 * (IN * HIDDEN + HIDDEN * OUT)
+
+
+def mlp() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(
+        torch.nn.Linear(IN, HIDDEN), torch.nn.ReLU(), torch.nn.Linear(HIDDEN, OUT)
+    ).eval()
+
+
+def inputs(seed: int) -> tuple[torch.Tensor]:
+    return (torch.randn(4, IN, generator=torch.Generator().manual_seed(seed)),)
+
+
+def payload_bytes(lowered) -> int:
+    return sum(delegate.payload_bytes for delegate in inspect_program(lowered).delegates)
+
+
+def fully_connected(lowered) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for delegate in runtime_precisions(lowered):
+        for precision, count in delegate.get("FullyConnected", {}).items():
+            found[precision] = found.get(precision, 0) + count
+    return found
+
+
+@pytest.mark.parametrize(
+    ("config", "precision", "largest_share"),
+    [
+        (Int8WeightOnlyConfig(), "i8", 0.3),
+        (IntxWeightOnlyConfig(weight_dtype=torch.int8, granularity=PerAxis(0)), "i8", 0.3),
+        (IntxWeightOnlyConfig(weight_dtype=INT4, granularity=PerGroup(32)), "i4", 0.22),
+    ],
+    ids=["int8_weight_only", "intx_int8_per_channel", "intx_int4_per_group"],
+)
+def test_weight_only_programs_keep_compressed_weights_and_float32_results(
+    config, precision, largest_share
+):
+    model = mlp()
+    quantize_(model, config)
+    outcome = check_program(model, inputs(1), atol=1e-5, more_inputs=[inputs(2)])
+    assert fully_connected(outcome.lowered) == {precision: 2}
+    assert payload_bytes(outcome.lowered) < largest_share * FLOAT_WEIGHT_BYTES
+
+
+def test_openvinos_dynamic_quantization_of_activations_is_opt_in():
+    # OpenVINO's CPU plugin quantizes this program's activations to int8 by
+    # default (groups of 32); the float32 default turns that off (tested above).
+    model = mlp()
+    quantize_(model, Int8WeightOnlyConfig())
+    specs = compile_specs(dynamic_quantization_group_size="32")
+    with pytest.raises(AssertionError, match=r"max abs difference .* exceeds atol=1e-05"):
+        check_program(model, inputs(1), atol=1e-5, compile_specs=specs)
+    check_program(model, inputs(1), atol=5e-2, compile_specs=specs)
+
+
+def test_a_dynamically_quantized_linear_runs_int8_weights_and_equals_the_quantized_model():
+    captured = torch.export.export(mlp(), inputs(0)).module()
+    config = get_symmetric_quantization_config(is_per_channel=True, is_dynamic=True)
+    prepared = prepare_pt2e(captured, XNNPACKQuantizer().set_global(config))
+    prepared(*inputs(0))
+    model = convert_pt2e(prepared)
+    allow_exported_model_train_eval(model)
+    # Choosing the activations' scale per call stays on ExecuTorch's kernels:
+    # OpenVINO's frontend does not convert choose_qparams.
+    cpu_ops = {
+        "quantized_decomposed::choose_qparams",
+        "quantized_decomposed::quantize_per_tensor",
+        "quantized_decomposed::dequantize_per_tensor",
+    }
+    outcome = check_program(model, inputs(1), atol=1e-5, cpu_ops=cpu_ops, more_inputs=[inputs(2)])
+    assert fully_connected(outcome.lowered) == {"i8": 2}
