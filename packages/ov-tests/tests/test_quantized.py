@@ -1,5 +1,7 @@
 """PT2E int8 programs through the full pipeline: folded and unfolded, and split across the CPU."""
 
+import importlib.util
+
 import pytest
 import torch
 from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
@@ -10,8 +12,9 @@ from torch.ao.quantization.fx._decomposed import quantized_decomposed_lib  # noq
 from torchao.quantization.pt2e import allow_exported_model_train_eval
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-from ov_runtime import lower, quantize, runtime_precisions
+from ov_runtime import default_quantizer, lower, quantize, run, runtime_precisions
 from ov_tests import check_program
+from ov_tests.models import SENTENCES, minilm, resnet18
 
 QUANTIZE = "quantized_decomposed.quantize_per_tensor.default"
 DEQUANTIZE = "quantized_decomposed.dequantize_per_tensor.default"
@@ -164,8 +167,11 @@ def test_quantize_gives_a_model_that_lowers_to_int8_kernels():
     calibration = [(torch.randn(64, 256),) for _ in range(8)]
     result = quantize(Mlp(), (x,), calibration)
     # NNCF is an optional group; the default install uses ExecuTorch's quantizer.
-    assert result.quantizer == "XNNPACKQuantizer"
-    outcome = check_program(result.module, (x,), atol=2 * output_step(result.module))
+    nncf = importlib.util.find_spec("nncf") is not None
+    assert result.quantizer == ("OpenVINOQuantizer" if nncf else "XNNPACKQuantizer")
+    # NNCF leaves the output float: then only the sums' rounding differs.
+    atol = 1e-4 if nncf else 2 * output_step(result.module)
+    outcome = check_program(result.module, (x,), atol=atol, rtol=1e-4)
     assert_int8(outcome.lowered, {"FullyConnected": 2})
 
 
@@ -205,3 +211,55 @@ def test_a_quantization_aware_training_program_lowers_to_int8_kernels(tensor_qpa
     x = torch.randn(64, 256)
     outcome = check_program(FakeQuantized(tensor_qparams), (x,), atol=1e-4, rtol=1e-4)
     assert_int8(outcome.lowered, {"FullyConnected": 1})
+
+
+def mobilenet_v3_small():
+    import torchvision
+
+    torch.manual_seed(0)
+    return torchvision.models.mobilenet_v3_small(weights=None).eval(), (
+        torch.randn(1, 3, 224, 224),
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("build", "layers"),
+    [
+        (resnet18, {"Convolution": 20, "FullyConnected": 1}),
+        (mobilenet_v3_small, {"Convolution": 52, "FullyConnected": 2}),
+    ],
+    ids=["resnet18", "mobilenet_v3_small"],
+)
+def test_quantized_vision_models_run_int8_kernels_and_match(build, layers):
+    model, (x,) = build()
+    quantized_model = quantized(model, (x,), per_channel=True)
+    step = output_step(quantized_model)
+    outcome = check_program(
+        quantized_model, (x,), atol=2 * step, more_inputs=[(torch.randn(x.shape),)]
+    )
+    assert_int8(outcome.lowered, layers)
+
+
+@pytest.mark.slow
+def test_quantized_minilm_runs_int8_fully_connected_layers_and_stays_close():
+    model, inputs = minilm(SENTENCES)
+    # ExecuTorch's quantizer, as without NNCF: with NNCF 3.4, its quantizer's
+    # per-channel observer fails on MiniLM while calibrating (IndexError).
+    xnnpack, _ = default_quantizer(nncf=False)
+    result = quantize(model, inputs, [inputs], quantizer=xnnpack)
+    assert result.quantizer == "XNNPACKQuantizer"
+    # Attention's products of two activations stay float32, unquantized as in eager.
+    lowered = lower(result.module, inputs)
+    (delegate,) = runtime_precisions(lowered)
+    assert delegate == {"FullyConnected": {"u8": 36}, "MatMul": {"f32": 12}}
+    with torch.no_grad():
+        expected = result.module(*inputs)
+    (output,) = run(lowered.buffer, inputs)
+    # Most sentences come out equal. In others a value that float32 rounding
+    # puts on the other side of a quantization boundary changes a step, and
+    # attention spreads that over the sentence (measured: two of five, cosine
+    # 0.97 and 0.94; OpenVINO itself on the same program is as far off).
+    equal = (output - expected).abs().amax(dim=-1) < 1e-5
+    cosine = torch.nn.functional.cosine_similarity(output, expected, dim=-1)
+    assert equal.sum() >= 3 and cosine.min() > 0.9, (equal, cosine)

@@ -32,6 +32,7 @@ def quantize(
     model: torch.nn.Module,
     example_inputs: Sequence[Any],
     calibration: Iterable[Sequence[Any]] = (),
+    quantizer: Any = None,
 ) -> QuantizedModel:
     """Quantize ``model``'s weights and activations to int8 with PyTorch 2 export quantization.
 
@@ -48,6 +49,8 @@ def quantize(
         calibration: Input tuples the observers see to choose the scales;
             without any, ``example_inputs`` alone, with a warning, since one
             sample gives poor ranges.
+        quantizer: A PT2E ``Quantizer`` to use instead of
+            :func:`default_quantizer`'s.
 
     Returns:
         The converted model (int8 weights folded, the ``convert_pt2e``
@@ -56,7 +59,10 @@ def quantize(
     from torchao.quantization.pt2e import allow_exported_model_train_eval
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-    quantizer, name = default_quantizer()
+    if quantizer is None:
+        quantizer, name = default_quantizer()
+    else:
+        name = type(quantizer).__name__
     captured = torch.export.export(model.eval(), tuple(example_inputs)).module()
     prepared = prepare_pt2e(captured, quantizer)
     samples = 0
@@ -73,21 +79,38 @@ def quantize(
     return QuantizedModel(converted, name)
 
 
-def default_quantizer() -> tuple[Any, str]:
+def default_quantizer(nncf: bool = True) -> tuple[Any, str]:
     """Return the PT2E quantizer :func:`quantize` uses, and its class name.
 
-    NNCF's ``OpenVINOQuantizer`` when NNCF is installed, otherwise ExecuTorch's
-    ``XNNPACKQuantizer`` with symmetric per-channel int8 weights and static
-    int8 activations (see :func:`quantize`).
+    NNCF's ``OpenVINOQuantizer`` when NNCF is installed and ``nncf`` is true,
+    otherwise ExecuTorch's ``XNNPACKQuantizer`` with symmetric per-channel
+    int8 weights and static int8 activations, changed to keep integer
+    arithmetic integer (see :func:`_xnnpack_quantizer`).
     """
-    try:
-        from executorch.backends.openvino.quantizer import OpenVINOQuantizer
-    except ImportError:  # NNCF is not installed
-        from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
-            XNNPACKQuantizer,
-            get_symmetric_quantization_config,
-        )
+    if nncf:
+        try:
+            from executorch.backends.openvino.quantizer import OpenVINOQuantizer
+        except ImportError:  # NNCF is not installed
+            pass
+        else:
+            return OpenVINOQuantizer(), "OpenVINOQuantizer"
+    return _xnnpack_quantizer(), "XNNPACKQuantizer"
 
-        config = get_symmetric_quantization_config(is_per_channel=True)
-        return XNNPACKQuantizer().set_global(config), "XNNPACKQuantizer"
-    return OpenVINOQuantizer(), "OpenVINOQuantizer"
+
+def _xnnpack_quantizer() -> Any:
+    """ExecuTorch's ``XNNPACKQuantizer`` without its scalar-to-tensor rewrite.
+
+    Before annotating, ``XNNPACKQuantizer`` turns every number added to or
+    multiplied with a tensor into a float32 tensor, integer operations
+    included. In transformers' models ``arange(n) + 0`` then gives float
+    positions, and the indexing they feed fails while calibrating. Its
+    annotators skip operands that are numbers, so nothing else changes.
+    """
+    from executorch.backends.xnnpack.quantizer import xnnpack_quantizer
+
+    class XNNPACKQuantizer(xnnpack_quantizer.XNNPACKQuantizer):  # type: ignore[misc]
+        def transform_for_annotation(self, model: torch.fx.GraphModule) -> torch.fx.GraphModule:
+            return model
+
+    config = xnnpack_quantizer.get_symmetric_quantization_config(is_per_channel=True)
+    return XNNPACKQuantizer().set_global(config)
