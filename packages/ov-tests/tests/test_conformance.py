@@ -40,6 +40,19 @@ def test_the_tester_lowers_to_this_backend_and_runs_the_pte():
     ).to_executorch().serialize().run_method_and_compare_outputs(atol=1e-6, rtol=0)
 
 
+def test_the_int8_flow_quantizes_the_model_before_lowering():
+    flow = select_flows(["ov_executorch_int8"])["ov_executorch_int8"]
+    assert flow.quantize and flow.quantize_stage_factory is not None
+    x = torch.randn(4, 16)
+    tester = flow.tester_factory(torch.nn.Linear(16, 8), (x,))
+    tester.quantize(flow.quantize_stage_factory())
+    quantized = tester.get_artifact(StageType.QUANTIZE)
+    assert any("dequantize" in str(node.target) for node in quantized.graph.nodes)
+    tester.export().to_edge_transform_and_lower().check_count(
+        {"torch.ops.higher_order.executorch_call_delegate": 1}
+    ).to_executorch().serialize().run_method_and_compare_outputs(atol=0.05, rtol=0)
+
+
 class ScaledByAConstant(torch.nn.Module):
     """A lifted tensor constant, as torchvision's Swin V2 attention has one."""
 
