@@ -1,5 +1,6 @@
 import subprocess
 import sys
+import threading
 
 import pytest
 import torch
@@ -273,3 +274,32 @@ def test_the_interpreter_exits_cleanly_while_daemon_threads_run_programs():
             check=False,
         )
         assert result.returncode == 0, f"exit {result.returncode}: {result.stderr[-2000:]}"
+
+
+def test_exit_waits_for_native_calls_in_progress_and_holds_new_ones():
+    from ov_runtime.native.runner import _CallsInFlight
+
+    calls = _CallsInFlight()
+    inside, release = threading.Event(), threading.Event()
+    finished: list[str] = []
+
+    def in_progress():
+        with calls.call():
+            inside.set()
+            release.wait()
+            finished.append("in progress")
+
+    def started_after_exit():
+        with calls.call():
+            finished.append("started after exit")
+
+    threading.Thread(target=in_progress, daemon=True).start()
+    inside.wait()
+    threading.Timer(0.2, release.set).start()
+    calls.drain(timeout=60)
+    assert finished == ["in progress"]
+    late = threading.Thread(target=started_after_exit, daemon=True)
+    late.start()
+    late.join(0.5)
+    assert late.is_alive()
+    assert finished == ["in progress"]

@@ -9,10 +9,13 @@ nor ExecuTorch's Python package.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import ctypes
 import functools
+import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ov_runtime.exceptions import ExecutionError
 from ov_runtime.native.library import load_backend, take_last_error
@@ -64,6 +67,47 @@ def _runner_library() -> ctypes.CDLL:
     return library
 
 
+class _CallsInFlight:
+    """Counts native calls in progress so that interpreter exit waits for them.
+
+    Python runs daemon threads until its finalization stops them, while the
+    process's exit already destroys the native libraries' static objects. A
+    daemon thread still inside OpenVINO then can abort the process ("terminate
+    called without an active exception"). At exit, :meth:`drain` stops new
+    calls (their threads wait until the process ends) and waits for those in
+    progress to return.
+    """
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._count = 0
+        self._closing = False
+
+    @contextlib.contextmanager
+    def call(self) -> Iterator[None]:
+        """Hold one place while the native call inside runs."""
+        with self._condition:
+            while self._closing:
+                self._condition.wait()  # until the process ends
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._count -= 1
+                self._condition.notify_all()
+
+    def drain(self, timeout: float = 30.0) -> None:
+        """Refuse new calls, then wait up to ``timeout`` seconds for the calls in progress."""
+        with self._condition:
+            self._closing = True
+            self._condition.wait_for(lambda: self._count == 0, timeout)
+
+
+_in_flight = _CallsInFlight()
+atexit.register(_in_flight.drain)
+
+
 def _failure(what: str, code: int) -> ExecutionError:
     reason = take_last_error()
     return ExecutionError(
@@ -100,7 +144,8 @@ class NativeRunner:
         Raises:
             ExecutionError: ExecuTorch or a delegate refused it; with the delegate's reason.
         """
-        code = self._library.ov_executorch_runner_load_method(self._handle, name.encode())
+        with _in_flight.call():
+            code = self._library.ov_executorch_runner_load_method(self._handle, name.encode())
         if code:
             raise _failure(f"loading method {name!r}", code)
 
@@ -112,9 +157,10 @@ class NativeRunner:
         """
         values = (Value * len(inputs))(*inputs)
         count = ctypes.c_size_t()
-        code = self._library.ov_executorch_runner_execute(
-            self._handle, name.encode(), values, len(inputs), ctypes.byref(count)
-        )
+        with _in_flight.call():
+            code = self._library.ov_executorch_runner_execute(
+                self._handle, name.encode(), values, len(inputs), ctypes.byref(count)
+            )
         if code:
             raise _failure(f"method {name!r}", code)
         outputs = [Value() for _ in range(count.value)]
