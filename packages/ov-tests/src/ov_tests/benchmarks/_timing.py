@@ -5,7 +5,10 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ov_runtime import load_program
 
 
 def median_seconds(work: Callable[[], object], repeats: int, warmup: int = 1) -> float:
@@ -48,6 +51,21 @@ def percentiles_ms(times: list[float]) -> tuple[float, float, float]:
     """Return the 10th percentile, the median and the 90th percentile of ``times``, in ms."""
     deciles = statistics.quantiles(times, n=10)
     return deciles[0] * 1e3, statistics.median(times) * 1e3, deciles[-1] * 1e3
+
+
+def executorch_call(pte: bytes, inputs: Sequence[Any]) -> Callable[[], Sequence[Any]]:
+    """Load ``forward`` of ``pte`` through this backend's runtime; return a call on ``inputs``."""
+    program = load_program(pte)
+    method = program.load_method("forward")
+    assert method is not None
+    arguments = list(inputs)
+
+    def call() -> Sequence[Any]:
+        assert program is not None  # the method reads the program's data: keep it alive
+        outputs: Sequence[Any] = method.execute(arguments)
+        return outputs
+
+    return call
 
 
 def report(line: str = "") -> None:

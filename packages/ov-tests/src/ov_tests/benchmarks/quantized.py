@@ -33,8 +33,13 @@ from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPar
 from executorch.exir import to_edge_transform_and_lower
 from torch.utils._pytree import tree_leaves
 
-from ov_runtime import default_quantizer, load_program, lower
-from ov_tests.benchmarks._timing import interleaved_seconds, percentiles_ms, report
+from ov_runtime import default_quantizer, lower
+from ov_tests.benchmarks._timing import (
+    executorch_call,
+    interleaved_seconds,
+    percentiles_ms,
+    report,
+)
 from ov_tests.models import SENTENCES, minilm, resnet18
 
 Inputs = tuple[Any, ...]
@@ -77,20 +82,6 @@ def _quantized(
     return convert_pt2e(prepared), unfolded
 
 
-def _executorch(pte: bytes, inputs: Inputs) -> Callable[[], Sequence[Any]]:
-    program = load_program(pte)
-    method = program.load_method("forward")
-    assert method is not None
-    arguments = list(inputs)
-
-    def call() -> Sequence[Any]:
-        assert program is not None  # the method reads the program's data: keep it alive
-        outputs: Sequence[Any] = method.execute(arguments)
-        return outputs
-
-    return call
-
-
 def _openvino(model: torch.nn.Module, inputs: Inputs) -> Callable[[], Sequence[Any]]:
     properties = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
     converted = ov.convert_model(torch.export.export(model, inputs))
@@ -108,19 +99,22 @@ def _variants(model: torch.nn.Module, inputs: Inputs, calibration: list[Inputs])
     folded, unfolded = _quantized(model, inputs, calibration)
     variants: dict[str, Any] = {"quantized eager": folded}
     makers: dict[str, tuple[Callable[[], Callable[[], Sequence[Any]]], bool]] = {
-        "this backend, float32": (lambda: _executorch(lower(model, inputs).buffer, inputs), False),
-        "this backend, int8": (lambda: _executorch(lower(folded, inputs).buffer, inputs), True),
+        "this backend, float32": (
+            lambda: executorch_call(lower(model, inputs).buffer, inputs),
+            False,
+        ),
+        "this backend, int8": (lambda: executorch_call(lower(folded, inputs).buffer, inputs), True),
         "this backend, int8 unfolded": (
-            lambda: _executorch(lower(unfolded, inputs).buffer, inputs),
+            lambda: executorch_call(lower(unfolded, inputs).buffer, inputs),
             True,
         ),
         "OpenVINO, int8": (lambda: _openvino(unfolded, inputs), True),
         "XNNPACK, int8": (
-            lambda: _executorch(
+            lambda: executorch_call(
                 to_edge_transform_and_lower(
                     torch.export.export(folded, inputs), partitioner=[XnnpackPartitioner()]
                 )
-                .to_executorch()
+                .toexecutorch_call()
                 .buffer,
                 inputs,
             ),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import openvino as ov
@@ -18,20 +18,9 @@ import torch
 from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
 from executorch.exir import to_edge_transform_and_lower
 
-from ov_runtime import load_program, lower
-from ov_tests.benchmarks._timing import median_seconds, report
+from ov_runtime import lower
+from ov_tests.benchmarks._timing import executorch_call, median_seconds, report
 from ov_tests.models import SENTENCES, minilm, resnet18
-
-
-def _executorch_call(pte: bytes, inputs: Sequence[Any]) -> Callable[[], object]:
-    program = load_program(pte)  # a method reads the program's data: keep both alive
-    method = program.load_method("forward")
-    assert method is not None
-
-    def call() -> object:
-        return program and method.execute(list(inputs))
-
-    return call
 
 
 def _variants(
@@ -51,11 +40,11 @@ def _variants(
 
     variants: dict[str, Callable[[], object] | str] = {
         "OpenVINO compile_model": functools.partial(request.infer, arrays),
-        "this backend (.pte)": _executorch_call(lower(exported).buffer, inputs),
+        "this backend (.pte)": executorch_call(lower(exported).buffer, inputs),
     }
     try:
         xnnpack = to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()])
-        variants["ExecuTorch XNNPACK (.pte)"] = _executorch_call(
+        variants["ExecuTorch XNNPACK (.pte)"] = executorch_call(
             xnnpack.to_executorch().buffer, inputs
         )
     except Exception as error:
