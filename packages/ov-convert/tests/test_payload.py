@@ -4,6 +4,7 @@ import pytest
 import xxhash
 
 from ov_convert import MAGIC, VERSION, Payload, PayloadError
+from ov_convert.payload import HEADER, WIDE_INT8_WEIGHTS, _offsets
 
 XML = b"<net>" + b" " * 300 + b"</net>"  # an IR is longer than the checksum's minimum
 PAYLOAD = Payload(
@@ -28,13 +29,37 @@ def test_round_trip_and_aligned_weights():
 def test_header_records_its_own_size_and_the_sections_follow_it():
     data = PAYLOAD.to_bytes()
     version, header_size = struct.unpack_from("<II", data, 8)
-    assert (version, header_size) == (2, 88)
+    assert (version, header_size) == (2, 96)
     options_offset, options_size = struct.unpack_from("<QQ", data, 16)
     assert options_offset == header_size
     options = data[options_offset : options_offset + options_size]
     assert options == b"GPU.1\0INFERENCE_PRECISION_HINT\0f16\0CACHE_DIR\0/tmp/c ache\0"
     signature_offset, signature_size = struct.unpack_from("<QQ", data, 32)
     assert data[signature_offset : signature_offset + signature_size] == b"TS/T"
+
+
+def test_the_wide_int8_weights_flag_round_trips_in_the_flags_field():
+    payload = Payload(xml=XML, weights=b"", device="CPU", wide_int8_weights=True)
+    data = payload.to_bytes()
+    assert struct.unpack_from("<Q", data, 88)[0] == WIDE_INT8_WEIGHTS
+    assert Payload.from_bytes(data) == payload
+    assert struct.unpack_from("<Q", PAYLOAD.to_bytes(), 88)[0] == 0
+
+
+def test_a_header_written_before_the_flags_reads_as_no_flags():
+    options = b"CPU\0"
+    sections = [options, b"T/T", XML, b"\x01\x02"]
+    offsets = _offsets(HEADER.size, [len(section) for section in sections])
+    padding = b"\0" * (offsets[-1] - offsets[-2] - len(XML))
+    body = options + b"T/T" + XML + padding + b"\x01\x02"
+    fields = [v for pair in zip(offsets, map(len, sections), strict=True) for v in pair]
+    data = HEADER.pack(MAGIC, 2, HEADER.size, *fields, xxhash.xxh3_64_intdigest(body)) + body
+    payload = Payload.from_bytes(data)
+    assert (payload.device, payload.weights, payload.wide_int8_weights) == (
+        "CPU",
+        b"\x01\x02",
+        False,
+    )
 
 
 def test_a_device_without_properties_round_trips():
@@ -80,7 +105,7 @@ def test_truncated_weights():
 
 def with_checksum(data: bytearray) -> bytes:
     """The bytes with the checksum of what follows the header recomputed."""
-    struct.pack_into("<Q", data, 80, xxhash.xxh3_64_intdigest(bytes(data[88:])))
+    struct.pack_into("<Q", data, 80, xxhash.xxh3_64_intdigest(bytes(data[96:])))
     return bytes(data)
 
 
@@ -95,14 +120,14 @@ def test_options_without_their_last_nul_are_refused():
 @pytest.mark.parametrize(
     ("field", "delta", "reason"),
     [
-        (16, 1, "options section starts at 89; this release writes it at 88"),
+        (16, 1, "options section starts at 97; this release writes it at 96"),
         (24, 1, "signature section starts at"),
         (32, -1, "signature section starts at"),
         (48, 8, "xml section starts at"),
         (64, 64, "weights section starts at"),
         (72, -1, "weights section ends at"),
         (72, 1, "weights section ends at"),
-        (12, 8, "options section starts at 88; this release writes it at 96"),
+        (12, 8, "options section starts at 96; this release writes it at 104"),
     ],
 )
 def test_any_layout_but_the_written_one_is_refused(field, delta, reason):

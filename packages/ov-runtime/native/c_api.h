@@ -27,6 +27,11 @@ OV_EXECUTORCH_EXPORT const char* ov_executorch_element_type(int scalar_type);
 // it against the xxhash package, and a benchmark time it.
 OV_EXECUTORCH_EXPORT uint64_t ov_executorch_checksum(const uint8_t* data, size_t size);
 
+// 1 where this CPU computes OpenVINO's u8 x s8 int8 products exactly for any
+// 8-bit values (VNNI, or not x86), else 0: a delegate with wide int8 weights
+// then compiles without the CPU plugin's low-precision transformations.
+OV_EXECUTORCH_EXPORT int ov_executorch_int8_products_exact();
+
 // The record of the index-th delegate alive in this process, oldest first
 // ("device=CPU INFERENCE_PRECISION_HINT=f32"); -1 when fewer are alive.
 OV_EXECUTORCH_EXPORT long ov_executorch_compiled_delegate(size_t index, char* buffer, size_t size);

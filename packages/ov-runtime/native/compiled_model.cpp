@@ -1,12 +1,18 @@
 #include "compiled_model.h"
 
+#include <executorch/runtime/platform/log.h>
+
 #include <utility>
 #include <vector>
+
+#include "cpu_features.h"
 
 namespace ov_executorch {
 namespace {
 
 constexpr const char* kPrecisionKey = "INFERENCE_PRECISION_HINT";
+// The CPU plugin's switch for its low-precision (int8) transformations.
+constexpr const char* kLowPrecisionKey = "LP_TRANSFORMS_MODE";
 
 // ov_core_compile_model takes its properties as variadic (key, value)
 // arguments (the non-variadic form is missing from the 2025 releases this
@@ -23,7 +29,7 @@ template <size_t N = 0>
 ov_status_e compile_with_args(const OpenvinoApi& api, const ov_model_t* model, const char* device,
                               const std::vector<const char*>& args,
                               ov_compiled_model_t** compiled) {
-  if constexpr (N > 2 * kMaxProperties) {
+  if constexpr (N > 2 * (kMaxProperties + 1)) {  // compile_properties may add one
     return INVALID_C_PARAM;  // compile_payload checks the count first
   } else {
     if (args.size() == N) {
@@ -47,6 +53,21 @@ std::string available_devices(const OpenvinoApi& api) {
 
 }  // namespace
 
+Properties compile_properties(const PayloadView& payload) {
+  Properties properties = payload.properties;
+  bool has_mode = false;
+  for (const auto& property : properties) has_mode |= property.first == kLowPrecisionKey;
+  if ((payload.flags & kWideInt8Weights) && payload.device == "CPU" && !has_mode &&
+      !int8_products_exact()) {
+    ET_LOG(Info,
+           "OpenVINO: this CPU has no VNNI, and the delegate's int8 weights exceed +-64, whose "
+           "products OpenVINO's int8 kernels would saturate here; its int8 layers run in "
+           "float32 instead, as exactly as the quantized model");
+    properties.emplace_back(kLowPrecisionKey, "NO");
+  }
+  return properties;
+}
+
 bool compile_payload(const OpenvinoApi& api, const PayloadView& payload, ov_tensor_t* weights,
                      ov_compiled_model_t** compiled, std::string* error) {
   if (payload.properties.size() > kMaxProperties) {
@@ -54,6 +75,7 @@ bool compile_payload(const OpenvinoApi& api, const PayloadView& payload, ov_tens
         " OpenVINO properties; this runtime applies at most " + std::to_string(kMaxProperties);
     return false;
   }
+  Properties properties = compile_properties(payload);
   ov_model_t* model = nullptr;
   ov_status_e status = api.ov_core_read_model_from_memory_buffer(
       openvino_core(), payload.xml, payload.xml_size, weights, &model);
@@ -62,7 +84,7 @@ bool compile_payload(const OpenvinoApi& api, const PayloadView& payload, ov_tens
     return false;
   }
   std::vector<const char*> args;
-  for (const auto& [key, value] : payload.properties) {
+  for (const auto& [key, value] : properties) {
     args.push_back(key.c_str());
     args.push_back(value.c_str());
   }
@@ -80,10 +102,15 @@ bool compile_payload(const OpenvinoApi& api, const PayloadView& payload, ov_tens
 std::string describe_compiled(const OpenvinoApi& api, const PayloadView& payload,
                               const ov_compiled_model_t* compiled) {
   std::vector<std::string> keys{kPrecisionKey};
-  for (const auto& property : payload.properties) {
-    if (property.first != kPrecisionKey) keys.push_back(property.first);
-  }
   std::string text = "device=" + payload.device;
+  for (const auto& property : compile_properties(payload)) {
+    // The compiled model does not report the low-precision mode: it is written as set.
+    if (property.first == kLowPrecisionKey) {
+      text += " " + property.first + "=" + property.second;
+    } else if (property.first != kPrecisionKey) {
+      keys.push_back(property.first);
+    }
+  }
   for (const auto& key : keys) {
     char* value = nullptr;
     // Properties that only the core knows (CACHE_DIR) are not reported by the

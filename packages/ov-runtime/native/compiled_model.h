@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "openvino_api.h"
 #include "payload.h"
@@ -12,8 +14,18 @@ namespace ov_executorch {
 // The most OpenVINO properties a payload may carry.
 constexpr size_t kMaxProperties = 16;
 
+using Properties = std::vector<std::pair<std::string, std::string>>;
+
+// The properties `payload` compiles with: its own, plus LP_TRANSFORMS_MODE=NO
+// when it has wide int8 weights (kWideInt8Weights), compiles for the CPU, and
+// this CPU's int8 products are not exact (int8_products_exact). That mode
+// turns off the CPU plugin's low-precision transformations: the int8 layers
+// compute in float32 on the decompressed weights, as the quantized eager
+// model does. A payload that sets the mode itself keeps its value.
+Properties compile_properties(const PayloadView& payload);
+
 // Reads the model XML of `payload` with `weights` (which wraps the payload's
-// weight bytes) and compiles it for payload.device with payload.properties.
+// weight bytes) and compiles it for payload.device with compile_properties.
 // Returns false and sets *error (naming the step that failed) otherwise.
 bool compile_payload(const OpenvinoApi& api, const PayloadView& payload, ov_tensor_t* weights,
                      ov_compiled_model_t** compiled, std::string* error);

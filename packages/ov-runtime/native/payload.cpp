@@ -9,7 +9,8 @@ namespace {
 
 constexpr char kMagic[8] = {'O', 'V', 'E', 'X', 'I', 'R', '\0', '\0'};
 constexpr uint32_t kVersion = 2;
-constexpr size_t kHeaderSize = 88;
+constexpr size_t kHeaderSize = 88;          // up to the checksum
+constexpr size_t kHeaderSizeWithFlags = 96;  // and the flags after it
 
 template <typename T>
 T read_le(const uint8_t* bytes) {
@@ -143,6 +144,7 @@ bool parse_payload(const void* data, size_t size, PayloadView* view, std::string
   view->body = bytes + header_size;
   view->body_size = size - header_size;
   view->checksum = read_le<uint64_t>(bytes + 80);
+  view->flags = header_size >= kHeaderSizeWithFlags ? read_le<uint64_t>(bytes + kHeaderSize) : 0;
   if (xml.size == 0) {
     *error = "payload model XML is empty";
     return false;

@@ -25,7 +25,14 @@ struct PayloadView {
   const uint8_t* body = nullptr;
   size_t body_size = 0;
   uint64_t checksum = 0;
+  // kWideInt8Weights or 0 (0 in a payload whose header predates the flags).
+  uint64_t flags = 0;
 };
+
+// Int8 weights beyond +-64 multiply quantized activations: OpenVINO's int8
+// kernels for CPUs without VNNI would saturate the products (see
+// cpu_features.h).
+constexpr uint64_t kWideInt8Weights = 1;
 
 constexpr char kTensorArgument = 'T';
 constexpr char kScalarArgument = 'S';

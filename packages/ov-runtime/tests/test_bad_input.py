@@ -50,7 +50,7 @@ def with_checksum(pte: bytes) -> bytes:
     start = pte.index(MAGIC)
     data = bytearray(pte)
     weights_offset, weights_size = struct.unpack_from("<QQ", data, start + 64)
-    body = bytes(data[start + 88 : start + weights_offset + weights_size])
+    body = bytes(data[start + 96 : start + weights_offset + weights_size])
     struct.pack_into("<Q", data, start + 80, xxhash.xxh3_64_intdigest(body))
     return bytes(data)
 
@@ -90,8 +90,8 @@ def test_the_untouched_program_runs(pte, tmp_path):
             "version is 1; this runtime reads version 2; lower the program again",
         ),
         (12, struct.pack("<I", 40), "header_size is 40"),
-        (12, struct.pack("<I", 96), "payload options section [88, +"),
-        (24, struct.pack("<Q", 1 << 40), "payload options section [88, +1099511627776)"),
+        (12, struct.pack("<I", 104), "payload options section [96, +"),
+        (24, struct.pack("<Q", 1 << 40), "payload options section [96, +1099511627776)"),
         (40, struct.pack("<Q", 1 << 40), "payload signature section"),
         (56, struct.pack("<Q", 1 << 40), "payload xml section"),
         (72, struct.pack("<Q", 1 << 40), "payload weights section"),

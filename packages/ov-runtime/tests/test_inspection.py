@@ -95,11 +95,11 @@ def test_every_method_of_a_program_is_reported():
     assert sorted(d.method for d in report.delegates) == ["forward", "plus_one"]
 
 
-def test_runtime_precisions_reads_a_pte_and_follows_the_compile_specs(tmp_path):
+def test_runtime_precisions_reads_a_pte_and_follows_the_compile_specs(tmp_path, bf16_or_f32):
     model, x = torch.nn.Linear(64, 32), torch.randn(8, 64)
     path = tmp_path / "linear.pte"
     lower(model, (x,), compile_specs(inference_precision="bf16")).save(path)
-    assert runtime_precisions(path) == [{"FullyConnected": {"bf16": 1}}]
+    assert runtime_precisions(path) == [{"FullyConnected": {bf16_or_f32: 1}}]
     float32 = lower(model, (x,))
     assert runtime_precisions(float32.buffer) == [{"FullyConnected": {"f32": 1}}]
     with pytest.raises(ExecutionError, match="cannot read the ExecuTorch program"):

@@ -6,7 +6,7 @@ from ov_tests.payload_fuzz import CORRUPT, CRAFTED, REFUSED, Mutation, apply, fu
 
 def test_mutations_are_seeded_and_of_both_kinds():
     payload = bytes(range(256)) * 8
-    payload = payload[:16] + (88).to_bytes(8, "little") * 8 + payload[80:]
+    payload = payload[:16] + (96).to_bytes(8, "little") * 8 + payload[80:]
     first = list(mutations(payload, 40, seed=3))
     assert first == list(mutations(payload, 40, seed=3))
     assert {m.kind for m in first} == {CORRUPT, CRAFTED}

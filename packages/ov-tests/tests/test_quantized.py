@@ -12,7 +12,16 @@ from torch.ao.quantization.fx._decomposed import quantized_decomposed_lib  # noq
 from torchao.quantization.pt2e import allow_exported_model_train_eval
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-from ov_runtime import default_quantizer, lower, quantize, run, runtime_precisions
+from ov_runtime import (
+    compiled_delegates,
+    default_quantizer,
+    int8_products_exact,
+    load_program,
+    lower,
+    quantize,
+    run,
+    runtime_precisions,
+)
 from ov_tests import check_program
 from ov_tests.models import SENTENCES, minilm, resnet18
 
@@ -39,21 +48,44 @@ def quantized(model, inputs, *, per_channel=False, fold=True, quantizer=None):
 
 
 def output_step(model):
-    """The scale of the dequantize that makes the program's output: one quantization step."""
+    """The scale of the dequantize that makes the program's output: one quantization step.
+
+    Views and transposes after it move values without changing them.
+    """
     (output,) = model.graph.output_node().args[0]
-    assert "dequantize" in str(output.target), output.target
+    while "dequantize" not in str(output.target):
+        assert output.target in VIEWS, output.target
+        output = output.args[0]
     return output.args[1]
 
 
-def assert_int8(lowered, layers):
+VIEWS = {torch.ops.aten.transpose.int, torch.ops.aten.permute.default, torch.ops.aten.view.default}
+
+
+def quantized_layer_precisions(wide_weights=True):
+    """The runtime precisions OpenVINO reports for a quantized layer on this CPU.
+
+    The activations' int8 type (u8 after a ReLU, i8 otherwise), except for
+    full-range int8 weights on a CPU without VNNI: the runtime then computes
+    in float32 on the decompressed weights, since OpenVINO's int8 kernels
+    would saturate (``int8_products_exact``). OpenVINO then reports f32, or
+    the weights' i8 for a layer that keeps them compressed (as weight-only
+    compression does).
+    """
+    return {"u8", "i8"} if int8_products_exact() or not wide_weights else {"i8", "f32"}
+
+
+def assert_int8(lowered, layers, wide_weights=True):
     """Assert that OpenVINO runs the ``layers`` (type: count) of the delegates in int8.
 
-    Activations run as u8 after a ReLU and as i8 otherwise (symmetric).
+    Or in float32 where :func:`quantized_layer_precisions` says so; the quantizers here
+    all give full-range (``-127..127``) weights unless ``wide_weights`` is false.
     """
+    expected = quantized_layer_precisions(wide_weights)
     found: dict[str, int] = {}
     for delegate in runtime_precisions(lowered):
         for kind, precisions in delegate.items():
-            assert set(precisions) <= {"u8", "i8"}, delegate
+            assert set(precisions) <= expected, delegate
             found[kind] = found.get(kind, 0) + sum(precisions.values())
     assert found == layers
 
@@ -105,6 +137,52 @@ def test_a_program_from_torchaos_x86_inductor_quantizer_runs_int8_kernels():
     # Its output is float (no quantize after the last Linear): compare as float.
     outcome = check_program(quantized(model, (x,), quantizer=quantizer), (x,), atol=1e-5)
     assert_int8(outcome.lowered, {"Convolution": 1, "FullyConnected": 1})
+
+
+def test_seven_bit_weights_run_int8_kernels_on_every_cpu():
+    # Weights within +-64 never saturate the int16 sums of CPUs without VNNI.
+    x = torch.randn(2, 16)
+    config = get_symmetric_quantization_config(is_per_channel=True, weight_qmin=-64, weight_qmax=64)
+    quantizer = XNNPACKQuantizer().set_global(config)
+    model = quantized(torch.nn.Linear(16, 8), (x,), quantizer=quantizer)
+    outcome = check_program(model, (x,), atol=2 * output_step(model))
+    assert_int8(outcome.lowered, {"FullyConnected": 1}, wide_weights=False)
+
+
+@pytest.mark.parametrize("limit", [127, 64])
+def test_int8_weights_compute_in_float32_only_where_int8_products_would_saturate(limit):
+    x = torch.randn(2, 16)
+    config = get_symmetric_quantization_config(
+        is_per_channel=True, weight_qmin=-limit, weight_qmax=limit
+    )
+    quantizer = XNNPACKQuantizer().set_global(config)
+    lowered = lower(quantized(torch.nn.Linear(16, 8), (x,), quantizer=quantizer), (x,))
+    program = load_program(lowered.buffer)
+    program.load_method("forward")
+    record = compiled_delegates()[-1]
+    saturates = limit > 64 and not int8_products_exact()
+    assert record.get("LP_TRANSFORMS_MODE") == ("NO" if saturates else None), record
+
+
+def test_a_quantized_lstm_lowers_and_equals_the_quantized_model():
+    # Its first step multiplies a weight by the constant initial state, which
+    # OpenVINO's CPU plugin fails to compile unless lowering folds it.
+    from torch.ao.nn.quantizable import LSTM
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.lstm = LSTM(32, 16, batch_first=True)
+
+        def forward(self, x):
+            return self.lstm(x)[0]
+
+    x = torch.randn(1, 8, 32)
+    model = quantized(Model(), (x,), per_channel=True)
+    # The output stacks each step's dequantized hidden state.
+    steps = [n.args[1] for n in model.graph.nodes if "dequantize_per_tensor" in str(n.target)]
+    check_program(model, (x,), atol=2 * max(steps))
 
 
 def test_a_float_linear_runs_in_float32():
@@ -252,14 +330,19 @@ def test_quantized_minilm_runs_int8_fully_connected_layers_and_stays_close():
     # Attention's products of two activations stay float32, unquantized as in eager.
     lowered = lower(result.module, inputs)
     (delegate,) = runtime_precisions(lowered)
-    assert delegate == {"FullyConnected": {"u8": 36}, "MatMul": {"f32": 12}}
+    assert delegate["MatMul"] == {"f32": 12}
+    expected = {"u8"} if int8_products_exact() else quantized_layer_precisions()
+    assert set(delegate["FullyConnected"]) <= expected
+    assert sum(delegate["FullyConnected"].values()) == 36
     with torch.no_grad():
         expected = result.module(*inputs)
     (output,) = run(lowered.buffer, inputs)
-    # Most sentences come out equal. In others a value that float32 rounding
+    # Some sentences come out equal. In others a value that float32 rounding
     # puts on the other side of a quantization boundary changes a step, and
-    # attention spreads that over the sentence (measured: two of five, cosine
-    # 0.97 and 0.94; OpenVINO itself on the same program is as far off).
+    # attention spreads that over the sentence. Measured: with VNNI (int8),
+    # three of five equal, the others at cosine 0.97 and 0.94 (OpenVINO
+    # itself on the same program is as far off); without VNNI (float32),
+    # two of five equal, the others at 0.98, 1.0000 and 0.94.
     equal = (output - expected).abs().amax(dim=-1) < 1e-5
     cosine = torch.nn.functional.cosine_similarity(output, expected, dim=-1)
-    assert equal.sum() >= 3 and cosine.min() > 0.9, (equal, cosine)
+    assert equal.sum() >= 2 and cosine.min() > 0.9, (equal, cosine)

@@ -6,8 +6,9 @@ same layout in ``native/payload.cpp``)::
     offset  size  field
     0       8     magic  b"OVEXIR\0\0"
     8       4     version (uint32), 2
-    12      4     header_size (uint32): bytes of this header, 88; a later
-                  release may append fields and make it larger
+    12      4     header_size (uint32): bytes of this header, 96 (88 in
+                  payloads written before the flags existed, read as flags
+                  0); a later release may append fields and make it larger
     16      8     options_offset (uint64)    the device and OpenVINO properties
     24      8     options_size (uint64)
     32      8     signature_offset (uint64)  the kind of each delegate argument
@@ -18,6 +19,12 @@ same layout in ``native/payload.cpp``)::
     72      8     weights_size (uint64)
     80      8     checksum (uint64): XXH3-64 (the ``xxhash`` package's
                   ``xxh3_64``, seed 0) of every byte after the header
+    88      8     flags (uint64): bit 0, ``WIDE_INT8_WEIGHTS``: int8 weights
+                  beyond +-64 multiply quantized activations (see
+                  ``ov_convert.weights.int8_products_may_saturate``); the
+                  runtime then computes those layers in float32 on a CPU
+                  without VNNI, whose int8 kernels would saturate the
+                  products. Other bits are 0.
 
 Sections, in this order after the header, with nothing between them but the
 weights' zero padding, and the weights ending where the payload ends (readers
@@ -56,6 +63,11 @@ from ov_convert.exceptions import PayloadError
 MAGIC = b"OVEXIR\0\0"
 VERSION = 2
 HEADER = struct.Struct("<8sII9Q")
+"""The header up to the checksum: every version 2 payload has it."""
+FLAGS = struct.Struct("<Q")
+"""The flags after it, in a header of ``HEADER_SIZE`` bytes or more."""
+HEADER_SIZE = HEADER.size + FLAGS.size
+WIDE_INT8_WEIGHTS = 1
 WEIGHTS_ALIGNMENT = 64
 TENSOR = "T"
 SCALAR = "S"
@@ -75,6 +87,7 @@ class Payload:
         inputs: One letter per delegate input, ``T`` (tensor) or ``S`` (scalar).
         outputs: One letter per delegate output, ``T``, ``S``, or ``C`` (a
             tensor passed through from an input, a constant or another output).
+        wide_int8_weights: The ``WIDE_INT8_WEIGHTS`` flag.
     """
 
     xml: bytes
@@ -83,6 +96,7 @@ class Payload:
     properties: Mapping[str, str] = field(default_factory=dict)
     inputs: str = ""
     outputs: str = ""
+    wide_int8_weights: bool = False
 
     def __post_init__(self) -> None:
         for text in (self.device, *self.properties, *self.properties.values()):
@@ -100,14 +114,15 @@ class Payload:
         options = b"".join(s.encode("utf-8") + b"\0" for s in strings)
         signature = f"{self.inputs}/{self.outputs}".encode("ascii")
         sections = (options, signature, self.xml, self.weights)
-        offsets = _offsets(HEADER.size, [len(section) for section in sections])
+        offsets = _offsets(HEADER_SIZE, [len(section) for section in sections])
         padding = b"\0" * (offsets[-1] - offsets[-2] - len(self.xml))
         body = options + signature + self.xml + padding + self.weights
         if len(body) < MIN_CHECKSUMMED:
             raise PayloadError(f"payload of {len(body)} bytes after its header; an IR has more")
         fields = [value for pair in zip(offsets, map(len, sections), strict=True) for value in pair]
-        header = HEADER.pack(MAGIC, VERSION, HEADER.size, *fields, xxhash.xxh3_64_intdigest(body))
-        return header + body
+        header = HEADER.pack(MAGIC, VERSION, HEADER_SIZE, *fields, xxhash.xxh3_64_intdigest(body))
+        flags = FLAGS.pack(WIDE_INT8_WEIGHTS if self.wide_int8_weights else 0)
+        return header + flags + body
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Payload:
@@ -136,6 +151,7 @@ class Payload:
                 f"payload header_size is {header_size}; expected {HEADER.size} to {len(data)}"
             )
         _check_layout(data, header_size, fields)
+        flags = FLAGS.unpack_from(data, HEADER.size)[0] if header_size >= HEADER_SIZE else 0
         if len(data) - header_size < MIN_CHECKSUMMED:
             raise PayloadError(f"payload has {len(data) - header_size} bytes after its header")
         if xxhash.xxh3_64_intdigest(memoryview(data)[header_size:]) != checksum:
@@ -160,6 +176,7 @@ class Payload:
             properties=dict(zip(text[1::2], text[2::2], strict=True)),
             inputs=inputs,
             outputs=outputs,
+            wide_int8_weights=bool(flags & WIDE_INT8_WEIGHTS),
         )
 
 

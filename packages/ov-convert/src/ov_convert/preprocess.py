@@ -20,7 +20,11 @@ from ov_convert.convert import (
     user_input_values,
 )
 from ov_convert.payload import Payload
-from ov_convert.weights import four_bit_weights
+from ov_convert.weights import (
+    fold_constant_readers,
+    four_bit_weights,
+    int8_products_may_saturate,
+)
 from ov_passes import DEFAULT_PASSES, run_passes
 from ov_spec import BACKEND_ID, OpenvinoOptions
 
@@ -66,6 +70,7 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
         options = OpenvinoOptions.from_compile_specs(compile_specs)
         inputs, outputs = user_input_values(edge_program), output_values(edge_program)
         model = convert_module(_prepare(edge_program), inputs, outputs)
+        folded = fold_constant_readers(model)
         narrowed = four_bit_weights(model)
         xml, weights = serialize(model)
         payload = Payload(
@@ -75,14 +80,16 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
             properties=options.properties(),
             inputs=signature(inputs),
             outputs=output_signature(model, outputs),
+            wide_int8_weights=int8_products_may_saturate(model),
         ).to_bytes()
         logger.debug(
             "converted a partition for %s: %d inputs, %d outputs, %d payload bytes, "
-            "%d weights stored in 4 bits",
+            "%d constant computations on compressed weights folded, %d weights stored in 4 bits",
             options.device,
             len(inputs),
             len(outputs),
             len(payload),
+            folded,
             narrowed,
         )
         return PreprocessResult(processed_bytes=payload)

@@ -22,7 +22,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
-from ov_runtime.native import compiled_delegates, is_available, load_backend, register_at_import
+from ov_runtime.native import (
+    compiled_delegates,
+    int8_products_exact,
+    is_available,
+    load_backend,
+    register_at_import,
+)
 from ov_spec import BACKEND_ID, CompileSpecError, OpenvinoOptions
 
 if TYPE_CHECKING:
@@ -95,6 +101,7 @@ __all__ = [  # noqa: RUF022 - grouped by task
     "LoadedMethod",
     "LoadedProgram",
     "compiled_delegates",
+    "int8_products_exact",
     "is_available",
     "load_backend",
     "load_program",

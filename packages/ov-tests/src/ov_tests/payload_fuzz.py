@@ -36,8 +36,8 @@ import torch
 import xxhash
 
 from ov_convert import MAGIC
+from ov_convert.payload import HEADER_SIZE
 
-HEADER_SIZE = 88
 CORRUPT = "corrupt"
 CRAFTED = "crafted"
 # Outcomes a child reports; a signal or a hang is the parent's verdict.

@@ -28,6 +28,7 @@ from ov_partition import converts
 from ov_runtime.exceptions import ExecutionError
 from ov_runtime.facade.lowering import LoweredProgram, lower
 from ov_runtime.facade.running import check_identifier
+from ov_runtime.native import int8_products_exact
 from ov_spec import BACKEND_ID
 
 _T = TypeVar("_T")
@@ -156,7 +157,9 @@ def runtime_precisions(
 
     For every delegate (in program order) the payload's IR is compiled with
     OpenVINO's Python API on the payload's device with its properties, which is
-    what the native runtime hands ``ov_core_compile_model``. The runtime model
+    what the native runtime hands ``ov_core_compile_model`` (with
+    ``LP_TRANSFORMS_MODE=NO`` added where its wide int8 weights would saturate
+    this CPU's int8 kernels: see :func:`ov_runtime.int8_products_exact`). The runtime model
     (``CompiledModel.get_runtime_model``) names each executed layer's type
     (``layerType``) and the precision it runs in (``runtimePrecision``). For
     example ``{"Convolution": {"u8": 20}, "FullyConnected": {"u8": 1}}`` is an
@@ -189,7 +192,7 @@ def _precisions(schema: Program) -> list[dict[str, dict[str, int]]]:
                 bytes(schema.backend_delegate_data[delegate.processed.index].data)
             )
             compiled = core.compile_model(
-                _read_model(core, payload), payload.device, dict(payload.properties)
+                _read_model(core, payload), payload.device, _compile_properties(payload)
             )
             layers: dict[str, collections.Counter[str]] = collections.defaultdict(
                 collections.Counter
@@ -201,6 +204,22 @@ def _precisions(schema: Program) -> list[dict[str, dict[str, int]]]:
                     layers[kind][info["runtimePrecision"].astype(str)] += 1
             counts.append({kind: dict(precisions) for kind, precisions in layers.items()})
     return counts
+
+
+def _compile_properties(payload: Payload) -> dict[str, str]:
+    """The properties the native runtime compiles ``payload`` with (``compile_properties`` there)."""
+    properties = dict(payload.properties)
+    if (
+        payload.wide_int8_weights
+        and payload.device == "CPU"
+        and _LOW_PRECISION_MODE not in properties
+        and not int8_products_exact()
+    ):
+        properties[_LOW_PRECISION_MODE] = "NO"
+    return properties
+
+
+_LOW_PRECISION_MODE = "LP_TRANSFORMS_MODE"
 
 
 def _read_model(core: ov.Core, payload: Payload) -> ov.Model:

@@ -152,6 +152,22 @@ def native_element_type(scalar_type: int) -> str:
     return _text(load_backend().ov_executorch_element_type(scalar_type))
 
 
+def int8_products_exact() -> bool:
+    """Whether this CPU computes OpenVINO's int8 products exactly for any 8-bit weights.
+
+    True on x86 CPUs with VNNI (AVX512-VNNI, AVX-VNNI) and on other
+    architectures. Elsewhere oneDNN's int8 kernels add two u8 x s8 products
+    into a saturating int16, so a delegate whose payload has wide int8
+    weights (``Payload.wide_int8_weights``) compiles without the CPU plugin's
+    low-precision transformations (``LP_TRANSFORMS_MODE=NO``) and computes its
+    int8 layers in float32.
+
+    Raises:
+        BackendUnavailableError: The native backend cannot be loaded.
+    """
+    return bool(load_backend().ov_executorch_int8_products_exact())
+
+
 def native_checksum(data: bytes) -> int:
     """The payload checksum the native runtime computes over ``data`` (XXH3-64).
 

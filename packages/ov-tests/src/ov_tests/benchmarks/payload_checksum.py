@@ -15,12 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ov_convert import MAGIC
+from ov_convert.payload import HEADER_SIZE
 from ov_runtime import load_program, lower
 from ov_runtime.native import native_checksum
 from ov_tests.benchmarks._timing import median_seconds, report
 from ov_tests.models import SENTENCES, minilm, resnet18
-
-HEADER_SIZE = 88
 
 
 def _payload_bodies(pte: bytes) -> list[bytes]:
