@@ -303,3 +303,24 @@ def test_exit_waits_for_native_calls_in_progress_and_holds_new_ones():
     late.join(0.5)
     assert late.is_alive()
     assert finished == ["in progress"]
+
+
+class Counter(torch.nn.Module):
+    """A buffer the program mutates, with an initial value that matters."""
+
+    count: torch.Tensor
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", torch.full((3,), 5.0))
+
+    def forward(self, x):
+        self.count.add_(1)
+        return x + self.count
+
+
+def test_a_mutated_buffer_starts_from_its_initial_value_and_keeps_its_updates():
+    program = load_program(lower(Counter(), (torch.zeros(3),)).buffer)
+    method = program.load_method("forward")
+    assert method.execute([torch.zeros(3)])[0].tolist() == [6.0, 6.0, 6.0]
+    assert method.execute([torch.zeros(3)])[0].tolist() == [7.0, 7.0, 7.0]

@@ -36,12 +36,14 @@ if TYPE_CHECKING:
     from ov_partition import OpenvinoPartitioner, compile_specs
     from ov_runtime.facade import (
         DelegateReport,
+        Generation,
         LoadedMethod,
         LoadedProgram,
         LoweredProgram,
         ProgramReport,
         QuantizedModel,
         default_quantizer,
+        generate,
         inspect_program,
         load_program,
         lower,
@@ -61,6 +63,8 @@ _LAZY = {
     "OpenvinoPartitioner": "ov_runtime.facade",
     "compile_specs": "ov_runtime.facade",
     "DelegateReport": "ov_runtime.facade",
+    "Generation": "ov_runtime.facade",
+    "generate": "ov_runtime.facade",
     "LoadedMethod": "ov_runtime.facade",
     "LoadedProgram": "ov_runtime.facade",
     "LoweredProgram": "ov_runtime.facade",
@@ -106,6 +110,8 @@ __all__ = [  # noqa: RUF022 - grouped by task
     "load_backend",
     "load_program",
     "run",
+    "Generation",
+    "generate",
     # inspecting
     "DelegateReport",
     "ProgramReport",

@@ -1,4 +1,4 @@
-"""The ``ov-executorch`` command: ``demo``, ``lower``, ``run`` and ``inspect``.
+"""The ``ov-executorch`` command: ``demo``, ``lower``, ``run``, ``generate`` and ``inspect``.
 
 Parsing the command line imports neither PyTorch nor ExecuTorch, so ``--help``
 answers at once; each command imports what it needs when it runs.
@@ -46,6 +46,19 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         "--inputs", type=Path, help="a file written by torch.save of a tuple of inputs"
     )
     runner.add_argument("--method", default="forward", help="method to run (default: forward)")
+    generator = commands.add_parser(
+        "generate",
+        help="generate tokens greedily with a decoder-only LLM .pte (input_ids, cache_position)",
+    )
+    generator.add_argument("pte", type=Path, help="the program (.pte)")
+    generator.add_argument(
+        "--prompt-ids", required=True, help="the prompt's token ids, separated by commas"
+    )
+    generator.add_argument(
+        "--max-new-tokens", type=int, default=32, help="how many tokens at most (default: 32)"
+    )
+    generator.add_argument("--eos-token-id", type=int, help="stop after this token")
+    generator.add_argument("--method", default="forward", help="method to run (default: forward)")
     inspect = commands.add_parser(
         "inspect",
         help="list a program's delegates and the nodes left on ExecuTorch's CPU kernels",
@@ -54,7 +67,13 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         "program", type=Path, help="a .pte, or an exported program (.pt2), lowered first"
     )
     _add_compile_spec_options(inspect)
-    return parser, {"demo": demo, "lower": lower, "run": runner, "inspect": inspect}
+    return parser, {
+        "demo": demo,
+        "lower": lower,
+        "run": runner,
+        "generate": generator,
+        "inspect": inspect,
+    }
 
 
 def _quiet_library_notices() -> None:
@@ -82,6 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return commands.lower_program(args.program, args.output, commands.spec_values(args))
         if args.command == "inspect":
             return commands.inspect(args.program, commands.spec_values(args))
+        if args.command == "generate":
+            return commands.generate_tokens(
+                args.pte, args.prompt_ids, args.max_new_tokens, args.eos_token_id, args.method
+            )
         return commands.run_program(args.pte, args.inputs, args.method)
     except commands.USER_ERRORS as error:
         print(f"ov-executorch: error: {error}", file=sys.stderr)

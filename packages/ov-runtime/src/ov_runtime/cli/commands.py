@@ -1,9 +1,10 @@
-"""The ``lower``, ``run`` and ``inspect`` commands: thin wrappers of the facade that print."""
+"""The ``lower``, ``run``, ``generate`` and ``inspect`` commands: thin wrappers of the facade that print."""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from ov_convert import ConversionError
 from ov_partition import compile_specs
 from ov_runtime.cli.minilm import MissingModelPackageError
 from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
-from ov_runtime.facade import inspect_program, lower, run
+from ov_runtime.facade import generate, inspect_program, lower, run
 from ov_spec import KNOWN_KEYS
 
 USER_ERRORS = (
@@ -118,4 +119,46 @@ def run_program(pte: Path, inputs_path: Path | None, method: str) -> int:
         raise
     for index, value in enumerate(outputs):
         print(f"output {index}: {_summary(value)}")
+    return 0
+
+
+def _token_ids(text: str) -> list[int]:
+    try:
+        return [int(item) for item in text.split(",") if item.strip()]
+    except ValueError:
+        raise ValueError(f"--prompt-ids {text!r} is not integers separated by commas") from None
+
+
+def generate_tokens(
+    pte: Path, prompt_ids: str, max_new_tokens: int, eos_token_id: int | None, method: str
+) -> int:
+    """Generate greedily after the prompt; print the new token ids and prefill and decode speeds.
+
+    Progress goes to stderr, on one line, when it is a terminal.
+    """
+    interactive = sys.stderr.isatty()
+
+    def show(done: int, total: int) -> None:
+        print(f"\rgenerated {done}/{total} tokens", end="", file=sys.stderr, flush=True)
+
+    result = generate(
+        pte,
+        _token_ids(prompt_ids),
+        max_new_tokens,
+        method=method,
+        eos_token_id=eos_token_id,
+        progress=show if interactive else None,
+    )
+    if interactive:
+        print(file=sys.stderr)
+    print("tokens: " + ",".join(map(str, result.tokens)))
+    print(
+        f"prefill: {result.prompt_tokens} tokens in {result.prefill_seconds * 1e3:.1f} ms "
+        f"({result.prefill_tokens_per_second:.1f} tokens/s)"
+    )
+    decoded = len(result.tokens) - 1
+    print(
+        f"decode: {decoded} tokens in {result.decode_seconds * 1e3:.1f} ms "
+        f"({result.decode_tokens_per_second:.1f} tokens/s)"
+    )
     return 0

@@ -1,5 +1,6 @@
 """What users call: lower a model, load and run a ``.pte``, inspect a program."""
 
+from ov_runtime.facade.generation import Generation, generate
 from ov_runtime.facade.inspection import (
     DelegateReport,
     ProgramReport,
@@ -12,6 +13,7 @@ from ov_runtime.facade.running import LoadedMethod, LoadedProgram, load_program,
 
 __all__ = [
     "DelegateReport",
+    "Generation",
     "LoadedMethod",
     "LoadedProgram",
     "LoweredProgram",
@@ -20,6 +22,7 @@ __all__ = [
     "QuantizedModel",
     "compile_specs",
     "default_quantizer",
+    "generate",
     "inspect_program",
     "load_program",
     "lower",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,11 +16,13 @@ from executorch.devtools.backend_debug import get_delegation_info
 from executorch.exir import (
     EdgeCompileConfig,
     EdgeProgramManager,
+    ExecutorchBackendConfig,
     ExecutorchProgramManager,
     to_edge_transform_and_lower,
 )
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.delegate import executorch_call_delegate
+from executorch.exir.passes.init_mutable_pass import InitializedMutableBufferPass
 
 # ov_convert defines OvExecutorchBackend, the BackendDetails that ExecuTorch
 # looks up by name when the partitioner's tags are lowered: it must be imported.
@@ -103,6 +106,11 @@ def lower(
             runtime asserts on data-dependent sizes (``torch._check``) needs
             ``EdgeCompileConfig(_check_ir_validity=False)``.
 
+    Buffers the program mutates (an LLM's KV cache, a counter) keep their
+    initial values in the ``.pte``, as eager starts from them; ExecuTorch
+    would otherwise store their shapes alone and start from whatever memory
+    holds (``InitializedMutableBufferPass``).
+
     Raises:
         CompileSpecError: A compile spec is not valid (before any conversion).
         ConversionError: OpenVINO could not convert a partition.
@@ -115,7 +123,12 @@ def lower(
     edge: EdgeProgramManager = to_edge_transform_and_lower(
         exported, partitioner=[partitioner], compile_config=compile_config
     )
-    program = edge.to_executorch()
+    # ExecuTorch serializes a mutated buffer's shape alone unless told to keep
+    # its value; eager starts from the value (a zeroed KV cache, a counter).
+    keep_values = InitializedMutableBufferPass([""])  # every name contains ""
+    with warnings.catch_warnings():  # ExecuTorch warns of the loss whether or not it happens
+        warnings.filterwarnings("ignore", "Mutation on a buffer in the model is detected")
+        program = edge.to_executorch(ExecutorchBackendConfig(passes=[keep_values]))
     # The reasons of nodes ExecuTorch removed after partitioning (runtime
     # asserts, symbolic comparisons) are left out: they run nowhere.
     cpu = _cpu_operators(program.exported_program().graph_module)

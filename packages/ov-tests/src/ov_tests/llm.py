@@ -1,0 +1,75 @@
+"""Small decoder-only LLMs with seeded weights, exported the way transformers' ExecuTorch integration does.
+
+``TorchExportableModuleForDecoderOnlyLM`` wraps a causal LM with a static KV
+cache held in buffers: the exported method takes ``input_ids`` (``[1, n]``)
+and ``cache_position`` (``[n]``) and returns logits (``[1, n, vocabulary]``).
+Exported with a dynamic ``n``, one program serves prefill and decoding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+ARCHITECTURES = ("llama", "qwen2")
+"""The architectures :func:`tiny_decoder` builds."""
+
+
+def tiny_decoder(architecture: str, seed: int = 0) -> Any:
+    """A two-layer causal LM of ``architecture`` (vocabulary 1000, width 64), seeded, in eval mode.
+
+    Raises:
+        ValueError: ``architecture`` is not one of :data:`ARCHITECTURES`.
+    """
+    from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
+
+    kinds = {"llama": (LlamaConfig, LlamaForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM)}
+    if architecture not in kinds:
+        raise ValueError(f"architecture {architecture!r}; expected one of {ARCHITECTURES}")
+    config_class, model_class = kinds[architecture]
+    config = config_class(
+        vocab_size=1000,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+    )
+    torch.manual_seed(seed)
+    return model_class(config).eval()
+
+
+def export_decoder(
+    model: Any, max_cache_len: int = 128, max_prompt: int = 64
+) -> torch.export.ExportedProgram:
+    """Export ``model`` with a static cache of ``max_cache_len`` positions and prompts of up to ``max_prompt`` tokens."""
+    from transformers import GenerationConfig
+    from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
+
+    model.generation_config = GenerationConfig(  # type: ignore[no-untyped-call]
+        use_cache=True,
+        cache_implementation="static",
+        max_length=max_cache_len,
+        cache_config={"batch_size": 1, "max_cache_len": max_cache_len},
+    )
+    length = torch.export.Dim("length", min=1, max=max_prompt)
+    exported: torch.export.ExportedProgram = TorchExportableModuleForDecoderOnlyLM(model).export(
+        input_ids=torch.tensor([[1, 2]]),
+        cache_position=torch.tensor([0, 1]),
+        dynamic_shapes={"input_ids": {1: length}, "cache_position": {0: length}},
+    )
+    return exported
+
+
+def eager_greedy(model: Any, prompt_ids: list[int], steps: int) -> tuple[list[int], torch.Tensor]:
+    """Greedy tokens and each step's last-position logits (``[steps, vocabulary]``), from full-sequence forwards."""
+    ids = list(prompt_ids)
+    logits = []
+    with torch.no_grad():
+        for _ in range(steps):
+            last = model(torch.tensor([ids]), use_cache=False).logits[0, -1]
+            logits.append(last)
+            ids.append(int(last.argmax()))
+    return ids[len(prompt_ids) :], torch.stack(logits)

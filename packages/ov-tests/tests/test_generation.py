@@ -1,0 +1,69 @@
+"""Decoder-only LLMs exported with their KV cache generate on OpenVINO what eager generates."""
+
+import pytest
+import torch
+
+from ov_runtime import generate, load_program, lower
+from ov_runtime.cli import main
+from ov_tests.llm import ARCHITECTURES, eager_greedy, export_decoder, tiny_decoder
+
+PROMPT = [1, 17, 400, 23, 9, 311, 52]
+
+# transformers' export notes a global its output capturing reads; the export is sound.
+pytestmark = pytest.mark.filterwarnings("ignore:While compiling, we found certain side effects")
+
+
+@pytest.fixture(scope="module", params=ARCHITECTURES)
+def decoder(request, tmp_path_factory):
+    model = tiny_decoder(request.param)
+    path = tmp_path_factory.mktemp(request.param) / "decoder.pte"
+    lower(export_decoder(model)).save(str(path))
+    return model, path
+
+
+@pytest.mark.slow
+def test_greedy_tokens_and_logits_equal_eager_for_32_steps(decoder):
+    model, path = decoder
+    expected_tokens, expected_logits = eager_greedy(model, PROMPT, 32)
+    method = load_program(path).load_method("forward")
+    ids, logits = list(PROMPT), []
+    (prefill,) = method.execute([torch.tensor([ids]), torch.arange(len(ids))])
+    logits.append(prefill[0, -1])
+    while len(logits) < 32:
+        ids.append(int(logits[-1].argmax()))
+        (step,) = method.execute([torch.tensor([ids[-1:]]), torch.tensor([len(ids) - 1])])
+        logits.append(step[0, -1])
+    torch.testing.assert_close(torch.stack(logits), expected_logits, atol=1e-4, rtol=0)
+    assert generate(path, PROMPT, 32).tokens == expected_tokens
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("length", [1, 7, 64])
+def test_one_program_prefills_any_length_then_decodes(decoder, length):
+    model, path = decoder
+    prompt = torch.randint(0, 1000, (length,), generator=torch.Generator().manual_seed(length))
+    expected, _ = eager_greedy(model, prompt.tolist(), 4)
+    result = generate(path, prompt.tolist(), 4)
+    assert result.tokens == expected
+    assert result.prompt_tokens == length
+
+
+@pytest.mark.slow
+def test_the_generate_command_prints_tokens_and_speeds(decoder, capsys):
+    model, path = decoder
+    expected, _ = eager_greedy(model, PROMPT, 8)
+    ids = ",".join(map(str, PROMPT))
+    assert main(["generate", str(path), "--prompt-ids", ids, "--max-new-tokens", "8"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "tokens: " + ",".join(map(str, expected))
+    assert lines[1].startswith(f"prefill: {len(PROMPT)} tokens in ") and "tokens/s" in lines[1]
+    assert lines[2].startswith("decode: 7 tokens in ") and "tokens/s" in lines[2]
+
+
+def test_generate_refuses_what_it_cannot_do(decoder):
+    _, path = decoder
+    with pytest.raises(ValueError, match="prompt_ids is empty"):
+        generate(path, [], 4)
+    with pytest.raises(ValueError, match="max_new_tokens is 0"):
+        generate(path, PROMPT, 0)
+    assert main(["generate", str(path), "--prompt-ids", "1,x"]) == 2
