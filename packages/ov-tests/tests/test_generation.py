@@ -8,6 +8,7 @@ from ov_runtime.cli import main
 from ov_tests.llm import ARCHITECTURES, eager_greedy, export_decoder, tiny_decoder
 
 PROMPT = [1, 17, 400, 23, 9, 311, 52]
+CACHE = {"get_max_seq_len": 128}
 
 # transformers' export notes a global its output capturing reads; the export is sound.
 pytestmark = pytest.mark.filterwarnings("ignore:While compiling, we found certain side effects")
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:While compiling, we found certai
 def decoder(request, tmp_path_factory):
     model = tiny_decoder(request.param)
     path = tmp_path_factory.mktemp(request.param) / "decoder.pte"
-    lower(export_decoder(model)).save(str(path))
+    lower(export_decoder(model, max_cache_len=128), constant_methods=CACHE).save(str(path))
     return model, path
 
 
@@ -66,4 +67,7 @@ def test_generate_refuses_what_it_cannot_do(decoder):
         generate(path, [], 4)
     with pytest.raises(ValueError, match="max_new_tokens is 0"):
         generate(path, PROMPT, 0)
+    # 7 prompt tokens and 122 new ones fit 128 positions: the last is never fed back.
+    with pytest.raises(ValueError, match="need 129 cache positions; the program's cache has 128"):
+        generate(path, PROMPT, 123)
     assert main(["generate", str(path), "--prompt-ids", "1,x"]) == 2

@@ -7,7 +7,10 @@ takes ``input_ids`` (int64, ``[1, n]``) and ``cache_position`` (int64,
 (``[1, n, vocabulary]``), writing the tokens' keys and values into cache
 buffers the program owns. ``n`` is 1 in a program exported for decoding only,
 or at most a bound when exported with a dynamic sequence length, in which
-case the prompt goes in chunks of up to that bound (prefill).
+case the prompt goes in chunks of up to that bound (prefill). A constant
+method ``get_max_seq_len``, as ExecuTorch's LLM export adds and
+``lower(..., constant_methods={"get_max_seq_len": n})`` adds, gives the
+cache's length, which :func:`generate` then checks the request against.
 """
 
 from __future__ import annotations

@@ -92,6 +92,7 @@ def lower(
     dynamic_shapes: Any = None,
     skip_ops: Collection[str] = (),
     compile_config: EdgeCompileConfig | None = None,
+    constant_methods: Mapping[str, Any] | None = None,
 ) -> LoweredProgram:
     """Export (if needed), partition, lower and serialize ``model`` for this backend.
 
@@ -105,6 +106,9 @@ def lower(
         compile_config: ExecuTorch's ``EdgeCompileConfig``; a program with
             runtime asserts on data-dependent sizes (``torch._check``) needs
             ``EdgeCompileConfig(_check_ir_validity=False)``.
+        constant_methods: Methods that return a constant, by name, as
+            ExecuTorch's LLM export adds them (``{"get_max_seq_len": 128}``,
+            which :func:`ov_runtime.generate` reads).
 
     Buffers the program mutates (an LLM's KV cache, a counter) keep their
     initial values in the ``.pte``, as eager starts from them; ExecuTorch
@@ -121,7 +125,10 @@ def lower(
     else:
         exported = torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes)
     edge: EdgeProgramManager = to_edge_transform_and_lower(
-        exported, partitioner=[partitioner], compile_config=compile_config
+        exported,
+        partitioner=[partitioner],
+        compile_config=compile_config,
+        constant_methods=dict(constant_methods) if constant_methods else None,
     )
     # ExecuTorch serializes a mutated buffer's shape alone unless told to keep
     # its value; eager starts from the value (a zeroed KV cache, a counter).
