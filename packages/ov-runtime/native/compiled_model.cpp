@@ -68,14 +68,14 @@ Properties compile_properties(const PayloadView& payload) {
   return properties;
 }
 
-bool compile_payload(const OpenvinoApi& api, const PayloadView& payload, ov_tensor_t* weights,
+bool compile_payload(const OpenvinoApi& api, const PayloadView& payload,
+                     const Properties& properties, ov_tensor_t* weights,
                      ov_compiled_model_t** compiled, std::string* error) {
   if (payload.properties.size() > kMaxProperties) {
     *error = "the payload carries " + std::to_string(payload.properties.size()) +
         " OpenVINO properties; this runtime applies at most " + std::to_string(kMaxProperties);
     return false;
   }
-  Properties properties = compile_properties(payload);
   ov_model_t* model = nullptr;
   ov_status_e status = api.ov_core_read_model_from_memory_buffer(
       openvino_core(), payload.xml, payload.xml_size, weights, &model);
@@ -99,11 +99,11 @@ bool compile_payload(const OpenvinoApi& api, const PayloadView& payload, ov_tens
   return true;
 }
 
-std::string describe_compiled(const OpenvinoApi& api, const PayloadView& payload,
-                              const ov_compiled_model_t* compiled) {
+std::string describe_compiled(const OpenvinoApi& api, const std::string& device,
+                              const Properties& properties, const ov_compiled_model_t* compiled) {
   std::vector<std::string> keys{kPrecisionKey};
-  std::string text = "device=" + payload.device;
-  for (const auto& property : compile_properties(payload)) {
+  std::string text = "device=" + device;
+  for (const auto& property : properties) {
     // The compiled model does not report the low-precision mode: it is written as set.
     if (property.first == kLowPrecisionKey) {
       text += " " + property.first + "=" + property.second;

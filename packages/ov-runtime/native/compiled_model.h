@@ -25,15 +25,17 @@ using Properties = std::vector<std::pair<std::string, std::string>>;
 Properties compile_properties(const PayloadView& payload);
 
 // Reads the model XML of `payload` with `weights` (which wraps the payload's
-// weight bytes) and compiles it for payload.device with compile_properties.
-// Returns false and sets *error (naming the step that failed) otherwise.
-bool compile_payload(const OpenvinoApi& api, const PayloadView& payload, ov_tensor_t* weights,
+// weight bytes) and compiles it for payload.device with `properties`
+// (compile_properties of the payload). Returns false and sets *error (naming
+// the step that failed) otherwise.
+bool compile_payload(const OpenvinoApi& api, const PayloadView& payload,
+                     const Properties& properties, ov_tensor_t* weights,
                      ov_compiled_model_t** compiled, std::string* error);
 
 // "device=CPU INFERENCE_PRECISION_HINT=f32 ...": the device and the value
-// the compiled model reports for each property the payload set, and for the
-// inference precision in any case.
-std::string describe_compiled(const OpenvinoApi& api, const PayloadView& payload,
-                              const ov_compiled_model_t* compiled);
+// the compiled model reports for each of `properties` (those it compiled
+// with), and for the inference precision in any case.
+std::string describe_compiled(const OpenvinoApi& api, const std::string& device,
+                              const Properties& properties, const ov_compiled_model_t* compiled);
 
 }  // namespace ov_executorch

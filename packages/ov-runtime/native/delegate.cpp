@@ -53,7 +53,9 @@ Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& proc
   std::future<bool> intact = std::async(std::launch::async, verify_checksum, std::cref(payload),
                                         &corrupt);
   std::string error;
-  bool compiled = compile_payload(api, payload, delegate->weights_, &delegate->compiled_, &error);
+  Properties properties = compile_properties(payload);
+  bool compiled =
+      compile_payload(api, payload, properties, delegate->weights_, &delegate->compiled_, &error);
   if (!intact.get()) {
     log_error("cannot read the delegate payload: %s", corrupt.c_str());
     return Error::DelegateInvalidCompatibility;
@@ -62,7 +64,8 @@ Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& proc
     log_error("%s", error.c_str());
     return Error::DelegateInvalidCompatibility;
   }
-  delegate->record_ = record_compiled(describe_compiled(api, payload, delegate->compiled_));
+  delegate->record_ =
+      record_compiled(describe_compiled(api, payload.device, properties, delegate->compiled_));
   status = api.ov_compiled_model_create_infer_request(delegate->compiled_, &delegate->request_);
   if (status != OK) {
     log_error("cannot create an infer request: %s", api.describe(status).c_str());

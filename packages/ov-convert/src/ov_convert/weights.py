@@ -33,12 +33,7 @@ def four_bit_weights(model: ov.Model) -> int:
         How many constants were narrowed.
     """
     narrowed = 0
-    for node in model.get_ordered_ops():
-        if node.get_type_name() != "Constant" or node.get_output_element_type(0) not in _NARROWER:
-            continue
-        readers = [target.get_node() for target in node.output(0).get_target_inputs()]
-        if not readers or not all(_decompresses(reader) for reader in readers):
-            continue
+    for node in _decompression_constants(model):
         narrow, low, high = _NARROWER[node.get_output_element_type(0)]
         values = node.get_data()
         if values.size == 0 or values.min() < low or values.max() > high:
@@ -51,6 +46,18 @@ def four_bit_weights(model: ov.Model) -> int:
     if narrowed:
         model.validate_nodes_and_infer_types()
     return narrowed
+
+
+def _decompression_constants(model: ov.Model) -> list[ov.Node]:
+    """The model's 8-bit constants whose every reader is a decompression ``Convert``."""
+    found = []
+    for node in model.get_ordered_ops():
+        if node.get_type_name() != "Constant" or node.get_output_element_type(0) not in _NARROWER:
+            continue
+        readers = [target.get_node() for target in node.output(0).get_target_inputs()]
+        if readers and all(_decompresses(reader) for reader in readers):
+            found.append(node)
+    return found
 
 
 def _decompresses(node: ov.Node) -> bool:
@@ -170,18 +177,14 @@ def int8_products_may_saturate(model: ov.Model) -> bool:
     """
     quantizes_activations = wide_weights = False
     for node in model.get_ordered_ops():
-        kind = node.get_type_name()
-        if kind == "FakeQuantize":
-            source = node.input_value(0).get_node()
-            if source.get_type_name() != "Constant":
+        if node.get_type_name() == "FakeQuantize":
+            if node.input_value(0).get_node().get_type_name() != "Constant":
                 quantizes_activations = True
             elif int(node.get_attributes()["levels"]) > 2 * _SATURATION_FREE + 1:
                 wide_weights = True
-        elif kind == "Constant" and node.get_output_element_type(0) in _NARROWER:
-            readers = [target.get_node() for target in node.output(0).get_target_inputs()]
-            if readers and all(_decompresses(reader) for reader in readers):
-                values = node.get_data()
-                wide_weights |= bool(
-                    values.size and np.abs(values.astype(np.int16)).max() > _SATURATION_FREE
-                )
-    return quantizes_activations and wide_weights
+    if not quantizes_activations:
+        return False
+    return wide_weights or any(
+        np.abs(node.get_data().astype(np.int16)).max(initial=0) > _SATURATION_FREE
+        for node in _decompression_constants(model)
+    )

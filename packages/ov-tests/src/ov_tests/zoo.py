@@ -17,6 +17,8 @@ from typing import Any
 
 import torch
 
+from ov_tests.llm import tiny_decoder
+
 Inputs = tuple[Any, ...]
 
 
@@ -133,19 +135,9 @@ def _gpt2() -> tuple[torch.nn.Module, Callable[[int], Inputs]]:
 
 
 def _llama() -> tuple[torch.nn.Module, Callable[[int], Inputs]]:
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=1000,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        use_cache=False,
-    )
-    return _Outputs(LlamaForCausalLM(config), "logits").eval(), _tokens(1000, 16)
+    model = tiny_decoder("llama")
+    model.config.use_cache = False  # one forward of the whole sequence, no KV cache
+    return _Outputs(model, "logits").eval(), _tokens(1000, 16)
 
 
 def _whisper_encoder() -> tuple[torch.nn.Module, Callable[[int], Inputs]]:
