@@ -106,3 +106,42 @@ def test_bad_compile_spec_is_refused():
 def test_unknown_dtype_names_the_value():
     with pytest.raises(ConversionError, match=r"partition input 0 has dtype torch.complex64"):
         element_type(torch.complex64, "partition input 0")
+
+
+class Accumulator(torch.nn.Module):
+    """Writes ``x`` into row ``position`` of a buffer and returns the column sums."""
+
+    cache: torch.Tensor
+
+    def __init__(self, initial: torch.Tensor):
+        super().__init__()
+        self.register_buffer("cache", initial.clone())
+
+    def forward(self, x, position):
+        self.cache.index_copy_(0, position, x)
+        return self.cache.sum(0)
+
+
+def test_a_mutated_buffer_becomes_state_and_neither_input_nor_output():
+    rows = torch.zeros(1024, 256)  # 1 MiB of zeros
+    processed = preprocess(Accumulator(rows), (torch.ones(1, 256), torch.tensor([0])))
+    model = read(processed.processed_bytes)
+    assert len(model.inputs) == 2 and len(model.outputs) == 1
+    (variable,) = model.get_variables()
+    assert variable.get_info().variable_id == "cache"
+    assert variable.get_info().data_shape == ov.PartialShape([1024, 256])
+    # A uniform initial value is a broadcast scalar, not a megabyte of weights.
+    assert len(processed.processed_bytes) < 64 * 1024
+
+
+def test_state_starts_from_the_buffers_value_and_keeps_each_write():
+    initial = torch.arange(12, dtype=torch.float32).reshape(4, 3)
+    model = read(
+        preprocess(Accumulator(initial), (torch.ones(1, 3), torch.tensor([0]))).processed_bytes
+    )
+    request = ov.Core().compile_model(model, "CPU").create_infer_request()
+    eager = Accumulator(initial)
+    for step in range(3):
+        x, position = torch.full((1, 3), 100.0 * (step + 1)), torch.tensor([step])
+        request.infer([x.numpy(), position.numpy()])
+        np.testing.assert_array_equal(request.get_output_tensor(0).data, eager(x, position).numpy())

@@ -159,3 +159,43 @@ def test_embedding_bag_options_the_frontend_refuses_stay_on_cpu(options, reason)
     assert tagged[bag] is None
     assert reason in partitioner.rejections[bag]
     assert any(tag is not None for tag in tagged.values())
+
+
+class Counted(torch.nn.Module):
+    """A float buffer and an int64 counter, both mutated."""
+
+    cache: torch.Tensor
+    count: torch.Tensor
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("cache", torch.zeros(4, 3))
+        self.register_buffer("count", torch.tensor(0))
+
+    def forward(self, x, position):
+        self.cache.index_copy_(0, position, x)
+        self.count.add_(1)
+        return self.cache.sum(0) + self.count
+
+
+def buffer_tags(program):
+    buffers = program.graph_signature.inputs_to_buffers
+    return {
+        buffers[n.name]: n.meta.get("delegation_tag")
+        for n in program.graph.nodes
+        if n.op == "placeholder" and n.name in buffers
+    }
+
+
+def test_a_mutated_float_buffer_goes_with_its_partition_and_an_int64_one_stays():
+    program = edge_program(Counted(), torch.ones(1, 3), torch.tensor([1]))
+    OpenvinoPartitioner().partition(program)
+    tags = buffer_tags(program)
+    assert tags["cache"] is not None
+    assert tags["count"] is None  # OpenVINO's CPU plugin keeps no int64 state
+
+
+def test_a_mutated_buffer_a_cpu_node_writes_stays_with_executorch():
+    program = edge_program(Counted(), torch.ones(1, 3), torch.tensor([1]))
+    OpenvinoPartitioner(skip_ops={"aten.index_put.default"}).partition(program)
+    assert buffer_tags(program)["cache"] is None

@@ -5,7 +5,13 @@ import torch
 
 from ov_runtime import generate, load_program, lower
 from ov_runtime.cli import main
-from ov_tests.llm import ARCHITECTURES, eager_greedy, export_decoder, tiny_decoder
+from ov_tests.llm import (
+    ARCHITECTURES,
+    decode_step_bytes,
+    eager_greedy,
+    export_decoder,
+    tiny_decoder,
+)
 
 PROMPT = [1, 17, 400, 23, 9, 311, 52]
 CACHE = {"get_max_seq_len": 128}
@@ -36,6 +42,20 @@ def test_greedy_tokens_and_logits_equal_eager_for_32_steps(decoder):
         logits.append(step[0, -1])
     torch.testing.assert_close(torch.stack(logits), expected_logits, atol=1e-4, rtol=0)
     assert generate(path, PROMPT, 32).tokens == expected_tokens
+
+
+@pytest.mark.slow
+def test_a_decode_step_does_not_copy_the_kv_cache():
+    model = tiny_decoder("llama")
+    moved = {}
+    for cache in (64, 256):
+        top = lower(export_decoder(model, max_cache_len=cache, max_prompt=32)).program
+        graph = top.exported_program().graph
+        written = [n.args[0].name for n in graph.nodes if n.target is torch.ops.aten.copy_.default]
+        assert not [name for name in written if "cache" in name], written
+        moved[cache] = decode_step_bytes(top.exported_program())
+    # ids, positions, logits and the int64 position counters: nothing of the cache's size
+    assert moved[64] == moved[256] < 4 * 1000 + 256
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from openvino.frontend import FrontEndManager
 from openvino.frontend.pytorch.fx_decoder import TorchFXPythonDecoder
 from openvino.preprocess import PrePostProcessor
 from torch.export import ExportedProgram
+from torch.export.graph_signature import OutputKind
 
 from ov_convert.exceptions import ConversionError
 from ov_convert.payload import COPIED, SCALAR, TENSOR
@@ -90,10 +91,18 @@ def user_input_values(program: ExportedProgram) -> list[object]:
 
 
 def output_values(program: ExportedProgram) -> list[object]:
-    """Return the example value of each output of ``program``, in order."""
+    """Return the example value of each output of ``program`` but buffer mutations, in order.
+
+    A buffer mutation is not an output of the delegate: the buffer stays in
+    it as state (``ov_convert.states``), as unlifting (``program.module()``)
+    leaves it out of the outputs too.
+    """
     output = program.graph.output_node()
+    kinds = [spec.kind for spec in program.graph_signature.output_specs]
     return [
-        arg.meta.get("val") if isinstance(arg, torch.fx.Node) else arg for arg in output.args[0]
+        arg.meta.get("val") if isinstance(arg, torch.fx.Node) else arg
+        for arg, kind in zip(output.args[0], kinds, strict=True)
+        if kind != OutputKind.BUFFER_MUTATION
     ]
 
 

@@ -20,6 +20,7 @@ from ov_convert.convert import (
     user_input_values,
 )
 from ov_convert.payload import Payload
+from ov_convert.states import State, lift_states, make_stateful
 from ov_convert.weights import (
     fold_constant_readers,
     four_bit_weights,
@@ -31,14 +32,15 @@ from ov_spec import BACKEND_ID, OpenvinoOptions
 logger = logging.getLogger(__name__)
 
 
-def _prepare(program: ExportedProgram) -> torch.fx.GraphModule:
-    """Return the partition as a graph module with the rewrites the frontend needs."""
-    # The frontend converts aten._to_copy and aten.clone, not their dim-order forms.
+def _prepare(program: ExportedProgram) -> tuple[torch.fx.GraphModule, list[State]]:
+    """Return the partition as a graph module with the rewrites the frontend needs, and its states."""
     # Guards check user inputs at the top of a whole program, which a delegate never sees.
     unlifted = program.module(check_guards=False)
+    states = lift_states(unlifted, program)
+    # The frontend converts aten._to_copy and aten.clone, not their dim-order forms.
     module: torch.fx.GraphModule = DimOrderOpsRevertPass()(unlifted).graph_module
     run_passes(module, DEFAULT_PASSES)
-    return module
+    return module, states
 
 
 @final
@@ -57,7 +59,9 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
 
         The compile specs are resolved here, once, into the device and the
         OpenVINO properties the payload carries (``ov_spec.OpenvinoOptions``);
-        the runtime applies them as they are.
+        the runtime applies them as they are. Buffers the partition mutates
+        become OpenVINO state (:mod:`ov_convert.states`), so the delegate's
+        inputs and outputs are the partition's user inputs and outputs alone.
 
         Args:
             edge_program: The partition, in edge dialect.
@@ -69,7 +73,13 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
         """
         options = OpenvinoOptions.from_compile_specs(compile_specs)
         inputs, outputs = user_input_values(edge_program), output_values(edge_program)
-        model = convert_module(_prepare(edge_program), inputs, outputs)
+        module, states = _prepare(edge_program)
+        model = convert_module(
+            module,
+            [*inputs, *(state.initial for state in states)],
+            [*outputs, *(state.update for state in states)],
+        )
+        model = make_stateful(model, states, len(inputs), len(outputs))
         folded = fold_constant_readers(model)
         narrowed = four_bit_weights(model)
         xml, weights = serialize(model)
@@ -83,11 +93,12 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
             wide_int8_weights=int8_products_may_saturate(model),
         ).to_bytes()
         logger.debug(
-            "converted a partition for %s: %d inputs, %d outputs, %d payload bytes, "
+            "converted a partition for %s: %d inputs, %d outputs, %d states, %d payload bytes, "
             "%d constant computations on compressed weights folded, %d weights stored in 4 bits",
             options.device,
             len(inputs),
             len(outputs),
+            len(states),
             len(payload),
             folded,
             narrowed,

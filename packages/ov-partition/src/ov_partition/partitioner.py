@@ -16,6 +16,7 @@ from executorch.exir.backend.utils import tag_constant_data
 from torch.export import ExportedProgram
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
+from ov_partition.mutable_buffers import tag_mutated_buffers
 from ov_partition.op_support import FAKE_QUANTIZE_OPS, OpenvinoOperatorSupport
 from ov_partition.trial_lowering import (
     bisect_refusal,
@@ -106,6 +107,10 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         ``MAX_TRIAL_ROUNDS`` such rounds, a partition that still fails stays on
         the CPU whole. Lowering therefore never fails on a node the converter
         refuses.
+
+        A buffer the program mutates goes with the partition that reads and
+        writes it, where it stays as OpenVINO state between calls
+        (:func:`ov_partition.mutable_buffers.tag_mutated_buffers`).
         """
         backend = registered_backend()
         if backend is None:
@@ -143,6 +148,9 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
                 node.meta["delegation_tag"] = tag
             partition_tags[tag] = self.delegation_spec
         tag_constant_data(exported_program)
+        owned = tag_mutated_buffers(exported_program)
+        if owned:
+            logger.info("buffers kept as OpenVINO state in their delegate: %s", ", ".join(owned))
         self.rejections = {**self.rejections, **support.rejections}
         for name, reason in self.rejections.items():
             logger.info("node %s stays on ExecuTorch's CPU kernels: %s", name, reason)

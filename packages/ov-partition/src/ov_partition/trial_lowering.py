@@ -28,6 +28,7 @@ from executorch.exir.lowered_backend_module import (
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.export import ExportedProgram
 
+from ov_partition.mutable_buffers import tag_mutated_buffers
 from ov_spec import BACKEND_ID
 
 logger = logging.getLogger(__name__)
@@ -113,6 +114,7 @@ def trial_lower(
         for name in names:
             nodes[name].meta["delegation_tag"] = f"trial_{index}"
     tag_constant_data(owner)
+    tag_mutated_buffers(owner)
     errors: dict[int, Exception] = {}
     for index in range(len(partitions)):
         tag = f"trial_{index}"

@@ -73,3 +73,38 @@ def eager_greedy(model: Any, prompt_ids: list[int], steps: int) -> tuple[list[in
             logits.append(last)
             ids.append(int(last.argmax()))
     return ids[len(prompt_ids) :], torch.stack(logits)
+
+
+def decode_step_bytes(program: torch.export.ExportedProgram) -> int:
+    """Bytes a one-token step moves between ExecuTorch and its delegates, and copies on ExecuTorch's CPU.
+
+    ``program`` is the lowered program's top level
+    (``LoweredProgram.program.exported_program()``). Counted: each tensor a
+    delegate takes or gives, and each buffer write-back (``aten.copy_``),
+    with every dynamic length taken as 1. A KV cache copied in and out of a
+    delegate counts three times per step; one kept as OpenVINO state not at
+    all.
+    """
+    total = 0
+    for node in program.graph.nodes:
+        if node.target is torch.ops.higher_order.executorch_call_delegate:
+            crossing = [*node.args[1:], *node.users]
+        elif node.target is torch.ops.aten.copy_.default:
+            crossing = [node.args[1]]
+        else:
+            continue
+        for value in crossing:
+            if isinstance(value, torch.fx.Node) and isinstance(value.meta.get("val"), torch.Tensor):
+                total += _bytes_at_length_one(value.meta["val"])
+    return total
+
+
+def _bytes_at_length_one(value: torch.Tensor) -> int:
+    count = 1
+    for dim in value.shape:
+        size: object = dim  # a SymInt where the length is dynamic
+        if isinstance(size, torch.SymInt):
+            expression = size.node.expr
+            size = expression.subs(dict.fromkeys(expression.free_symbols, 1))
+        count *= int(size)  # type: ignore[call-overload]
+    return count * value.element_size()

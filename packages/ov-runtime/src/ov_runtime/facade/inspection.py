@@ -48,6 +48,9 @@ class DelegateReport:
         properties: The OpenVINO properties it compiles with.
         inputs: Each IR input, ``"tensor f32[?,4]"`` or ``"scalar i64[]"``.
         outputs: Each IR output, in the same form.
+        states: Each buffer the delegate keeps as OpenVINO state between
+            calls (``key_cache_0 f32[1,2,128,16]``), in place of an input and
+            an output that ExecuTorch would copy.
         problem: Why the payload could not be read, else "".
     """
 
@@ -59,6 +62,7 @@ class DelegateReport:
     properties: Mapping[str, str] = field(default_factory=dict)
     inputs: Sequence[str] = ()
     outputs: Sequence[str] = ()
+    states: Sequence[str] = ()
     problem: str = ""
 
 
@@ -93,6 +97,7 @@ class ProgramReport:
             lines.append(f"  device {delegate.device}; properties: {properties or 'none'}")
             lines += [f"  input {i}: {port}" for i, port in enumerate(delegate.inputs)]
             lines += [f"  output {i}: {port}" for i, port in enumerate(delegate.outputs)]
+            lines += [f"  state {state}" for state in delegate.states]
         lines.append(f"{len(self.cpu_nodes)} left on ExecuTorch's CPU kernels")
         lines += [f"  {name}: {reason}" for name, reason in self.cpu_nodes.items()]
         return "\n".join(lines)
@@ -256,6 +261,10 @@ def _read_payload(method: str, data: bytes) -> DelegateReport:
         properties=dict(payload.properties),
         inputs=_ports(model.inputs, payload.inputs),
         outputs=_ports(model.outputs, payload.outputs),
+        states=[
+            f"{info.variable_id} {info.data_type.get_type_name()}{info.data_shape}"
+            for info in (variable.get_info() for variable in model.get_variables())
+        ],
     )
 
 
