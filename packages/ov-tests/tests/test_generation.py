@@ -9,15 +9,22 @@ from ov_tests.llm import (
     ARCHITECTURES,
     decode_step_bytes,
     eager_greedy,
+    executorch_llama_greedy,
     export_decoder,
+    export_executorch_llama,
     tiny_decoder,
+    tiny_executorch_llama,
 )
 
 PROMPT = [1, 17, 400, 23, 9, 311, 52]
 CACHE = {"get_max_seq_len": 128}
 
 # transformers' export notes a global its output capturing reads; the export is sound.
-pytestmark = pytest.mark.filterwarnings("ignore:While compiling, we found certain side effects")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:While compiling, we found certain side effects"),
+    # ExecuTorch's Llama bounds its positions with torch._check_is_size, which torch deprecates.
+    pytest.mark.filterwarnings("ignore:_check_is_size will be removed:FutureWarning"),
+]
 
 
 @pytest.fixture(scope="module", params=ARCHITECTURES)
@@ -91,3 +98,42 @@ def test_generate_refuses_what_it_cannot_do(decoder):
     with pytest.raises(ValueError, match="need 129 cache positions; the program's cache has 128"):
         generate(path, PROMPT, 123)
     assert main(["generate", str(path), "--prompt-ids", "1,x"]) == 2
+
+
+@pytest.fixture(scope="module")
+def executorch_llama(tmp_path_factory):
+    path = tmp_path_factory.mktemp("llama") / "llama.pte"
+    lower(export_executorch_llama(tiny_executorch_llama()), constant_methods=CACHE).save(str(path))
+    return path
+
+
+@pytest.mark.slow
+def test_executorch_llama_generates_eagers_tokens_and_logits(executorch_llama):
+    expected_tokens, expected_logits = executorch_llama_greedy(tiny_executorch_llama(), PROMPT, 32)
+    method = load_program(executorch_llama).load_method("forward")
+    ids, logits = list(PROMPT), []
+    (prefill,) = method.execute([torch.tensor([ids]), torch.tensor([0])])
+    logits.append(prefill[0])
+    while len(logits) < 32:
+        ids.append(int(logits[-1].argmax()))
+        (step,) = method.execute([torch.tensor([ids[-1:]]), torch.tensor([len(ids) - 1])])
+        logits.append(step[0])
+    torch.testing.assert_close(torch.stack(logits), expected_logits, atol=1e-4, rtol=0)
+    assert generate(executorch_llama, PROMPT, 32).tokens == expected_tokens
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("length", [1, 7, 64])
+def test_executorch_llama_prefills_any_length_then_decodes(executorch_llama, length):
+    prompt = torch.randint(0, 1000, (length,), generator=torch.Generator().manual_seed(length))
+    expected, _ = executorch_llama_greedy(tiny_executorch_llama(), prompt.tolist(), 4)
+    assert generate(executorch_llama, prompt.tolist(), 4).tokens == expected
+
+
+def test_executorch_llama_keeps_its_kv_cache_in_openvino(executorch_llama):
+    from ov_runtime import inspect_program
+
+    states = [s for d in inspect_program(executorch_llama).delegates for s in d.states]
+    assert sorted(s.split()[0] for s in states) == [
+        f"layers.{layer}.attention.kv_cache.{kind}_cache" for layer in (0, 1) for kind in "kv"
+    ]

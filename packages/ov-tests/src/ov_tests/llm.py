@@ -1,8 +1,17 @@
-"""Small decoder-only LLMs with seeded weights, exported the way transformers' ExecuTorch integration does.
+"""Small decoder-only LLMs with seeded weights, exported along both of ExecuTorch's LLM paths.
 
-``TorchExportableModuleForDecoderOnlyLM`` wraps a causal LM with a static KV
-cache held in buffers: the exported method takes ``input_ids`` (``[1, n]``)
-and ``cache_position`` (``[n]``) and returns logits (``[1, n, vocabulary]``).
+- transformers' ExecuTorch integration: ``TorchExportableModuleForDecoderOnlyLM``
+  wraps a causal LM with a static KV cache held in buffers; the exported
+  method takes ``input_ids`` (``[1, n]``) and ``cache_position`` (``[n]``) and
+  returns logits (``[1, n, vocabulary]``).
+- ExecuTorch's own Llama (``executorch.examples.models.llama``) with its KV
+  cache and the plain SDPA (``use_sdpa_with_kv_cache_op=False``): the method
+  takes ``tokens`` (``[1, n]``) and ``input_pos`` (``[1]``, the first
+  token's position) and returns the last token's logits (``[1, vocabulary]``).
+  The custom-op variant's ``llama::sdpa_with_kv_cache``, ``llama::update_cache``
+  and ``llama::custom_sdpa`` are ExecuTorch's own CPU kernels, which OpenVINO
+  does not convert.
+
 Exported with a dynamic ``n``, one program serves prefill and decoding.
 """
 
@@ -61,6 +70,66 @@ def export_decoder(
         dynamic_shapes={"input_ids": {1: length}, "cache_position": {0: length}},
     )
     return exported
+
+
+def tiny_executorch_llama(seed: int = 0, max_context: int = 128) -> torch.nn.Module:
+    """ExecuTorch's own Llama, two layers (vocabulary 1000, width 64), with a KV cache of ``max_context`` positions.
+
+    Seeded and in eval mode; built with the plain SDPA, which OpenVINO
+    converts, rather than ExecuTorch's custom cache and attention ops.
+    """
+    from executorch.examples.models.llama.llama_transformer import construct_transformer
+    from executorch.examples.models.llama.model_args import ModelArgs
+
+    args = ModelArgs(
+        dim=64,
+        n_layers=2,
+        n_heads=4,
+        n_kv_heads=2,
+        vocab_size=1000,
+        hidden_dim=128,
+        max_seq_len=max_context,
+        max_context_len=max_context,
+        use_kv_cache=True,
+        use_sdpa_with_kv_cache_op=False,
+        enable_dynamic_shape=True,
+    )
+    torch.manual_seed(seed)
+    model: torch.nn.Module = construct_transformer(args).eval()
+    return model
+
+
+def export_executorch_llama(
+    model: torch.nn.Module, max_prompt: int = 64
+) -> torch.export.ExportedProgram:
+    """Export ExecuTorch's Llama as its LLM export does: ``(tokens [1, n], {"input_pos": [1]})``, ``n`` dynamic."""
+    length = torch.export.Dim("length", min=1, max=max_prompt)
+    return torch.export.export(
+        model,
+        (torch.tensor([[1, 2]]), {"input_pos": torch.tensor([0])}),
+        dynamic_shapes=({1: length}, {"input_pos": None}),
+        strict=False,
+    )
+
+
+def executorch_llama_greedy(
+    model: torch.nn.Module, prompt_ids: list[int], steps: int
+) -> tuple[list[int], torch.Tensor]:
+    """Greedy tokens and each step's logits (``[steps, vocabulary]``) from eager calls of ``model`` with its cache.
+
+    ``model`` must be fresh (an empty cache): its cache buffers keep what each call writes.
+    """
+    ids, logits = list(prompt_ids), []
+    with torch.no_grad():
+        last = model(torch.tensor([ids]), {"input_pos": torch.tensor([0])})[0]
+        while True:
+            logits.append(last)
+            ids.append(int(last.argmax()))
+            if len(logits) == steps:
+                break
+            position = torch.tensor([len(ids) - 1])
+            last = model(torch.tensor([ids[-1:]]), {"input_pos": position})[0]
+    return ids[len(prompt_ids) :], torch.stack(logits)
 
 
 def eager_greedy(model: Any, prompt_ids: list[int], steps: int) -> tuple[list[int], torch.Tensor]:

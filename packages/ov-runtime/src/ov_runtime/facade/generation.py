@@ -1,13 +1,19 @@
 """Greedy text generation with a decoder-only LLM program that keeps its own KV cache.
 
-The program is what transformers' ExecuTorch integration exports
-(``TorchExportableModuleForDecoderOnlyLM`` with a static cache): a method that
-takes ``input_ids`` (int64, ``[1, n]``) and ``cache_position`` (int64,
-``[n]``, the positions of those tokens) and returns logits
-(``[1, n, vocabulary]``), writing the tokens' keys and values into cache
-buffers the program owns. ``n`` is 1 in a program exported for decoding only,
-or at most a bound when exported with a dynamic sequence length, in which
-case the prompt goes in chunks of up to that bound (prefill). A constant
+The program takes ``input_ids`` (int64, ``[1, n]``) and the positions of
+those tokens, and writes their keys and values into cache buffers it owns.
+Two exports make such programs:
+
+- transformers' ExecuTorch integration (``TorchExportableModuleForDecoderOnlyLM``
+  with a static cache): the positions are ``cache_position`` (int64, ``[n]``)
+  and the logits ``[1, n, vocabulary]``;
+- ExecuTorch's own Llama (``executorch.examples.models.llama``): the
+  position is ``input_pos`` (int64, ``[1]``, the first token's) and the
+  logits ``[1, vocabulary]``, the last token's.
+
+``n`` is 1 in a program exported for decoding only, or at most a bound when
+exported with a dynamic sequence length, in which case the prompt goes in
+chunks of up to that bound (prefill). A constant
 method ``get_max_seq_len``, as ExecuTorch's LLM export adds and
 ``lower(..., constant_methods={"get_max_seq_len": n})`` adds, gives the
 cache's length, which :func:`generate` then checks the request against.
@@ -86,8 +92,9 @@ def generate(
     Raises:
         ValueError: An empty prompt, ``max_new_tokens`` below 1, or a prompt
             and generation longer than the method's cache positions allow.
-        ExecutionError: The program does not take ``(input_ids, cache_position)``
-            as above, or a call failed.
+        ExecutionError: A call failed.
+        ValueError: The method does not take token ids and positions, or does
+            not return logits, as above.
     """
     if not prompt_ids:
         raise ValueError("prompt_ids is empty; give at least one token id")
@@ -95,7 +102,7 @@ def generate(
         raise ValueError(f"max_new_tokens is {max_new_tokens}; give 1 or more")
     loaded = program if isinstance(program, LoadedProgram) else load_program(program)
     run = loaded.load_method(method)
-    chunk = _longest_call(loaded, method)
+    chunk, first_position_only = _call_sizes(loaded, method)
     # The last token generated is never fed back, so the cache holds one fewer.
     positions = len(prompt_ids) + max_new_tokens - 1
     limit = _cache_positions(loaded, method)
@@ -108,44 +115,55 @@ def generate(
     start = time.perf_counter()
     for begin in range(0, len(prompt_ids), chunk):
         ids = list(prompt_ids[begin : begin + chunk])
-        logits = _call(run.execute, ids, begin)
-    tokens = [int(logits[0, -1].argmax())]
+        logits = _call(run.execute, ids, begin, first_position_only)
+    tokens = [int(logits.argmax())]
     prefill = time.perf_counter() - start
     if progress is not None:
         progress(1, max_new_tokens)
 
     start = time.perf_counter()
     while len(tokens) < max_new_tokens and tokens[-1] != eos_token_id:
-        logits = _call(run.execute, tokens[-1:], len(prompt_ids) + len(tokens) - 1)
-        tokens.append(int(logits[0, -1].argmax()))
+        first = len(prompt_ids) + len(tokens) - 1
+        logits = _call(run.execute, tokens[-1:], first, first_position_only)
+        tokens.append(int(logits.argmax()))
         if progress is not None:
             progress(len(tokens), max_new_tokens)
     return Generation(tokens, len(prompt_ids), prefill, time.perf_counter() - start)
 
 
 def _call(
-    execute: Callable[[list[torch.Tensor]], list[object]], ids: list[int], first: int
+    execute: Callable[[list[torch.Tensor]], list[object]],
+    ids: list[int],
+    first: int,
+    first_position_only: bool,
 ) -> torch.Tensor:
-    (logits, *_) = execute(
-        [torch.tensor([ids], dtype=torch.long), torch.arange(first, first + len(ids))]
+    """Run one call; return the last token's logits (``[vocabulary]``)."""
+    positions = (
+        torch.tensor([first]) if first_position_only else torch.arange(first, first + len(ids))
     )
-    if not isinstance(logits, torch.Tensor) or logits.dim() != 3:
+    (logits, *_) = execute([torch.tensor([ids], dtype=torch.long), positions])
+    if not isinstance(logits, torch.Tensor) or logits.dim() not in (2, 3):
         raise ValueError(
-            "the method's first output is not logits of shape [1, n, vocabulary]; "
-            f"got {getattr(logits, 'shape', type(logits).__name__)}"
+            "the method's first output is not logits of shape [1, n, vocabulary] or "
+            f"[1, vocabulary]; got {getattr(logits, 'shape', type(logits).__name__)}"
         )
-    return logits
+    return logits[0, -1] if logits.dim() == 3 else logits[0]
 
 
-def _longest_call(program: LoadedProgram, method: str) -> int:
-    """How many tokens one call takes: the bound of ``input_ids``' sequence dimension."""
+def _call_sizes(program: LoadedProgram, method: str) -> tuple[int, bool]:
+    """How many tokens one call takes, and whether it takes the first token's position alone.
+
+    The first is the bound of ``input_ids``' sequence dimension; the second
+    holds where the positions have one element (``input_pos``), which for a
+    one-token call is the same as ``cache_position``.
+    """
     specs = method_inputs(program.data, method)
     if len(specs) != 2 or len(specs[0].bounds) != 2 or len(specs[1].bounds) != 1:
         raise ValueError(
-            f"method {method!r} does not take (input_ids [1, n], cache_position [n]); "
+            f"method {method!r} does not take (input_ids [1, n], positions [n] or [1]); "
             f"it takes {len(specs)} inputs of sizes {[spec.bounds for spec in specs]}"
         )
-    return specs[0].bounds[1]
+    return specs[0].bounds[1], specs[1].bounds[0] == 1
 
 
 def _cache_positions(program: LoadedProgram, method: str) -> int | None:
