@@ -40,7 +40,7 @@ from ov_tests.benchmarks._timing import report
 from ov_tests.llm import decode_step_bytes, export_decoder
 
 PROMPT = 128
-SMOLLM2_360M = {
+SMOLLM2_360M: dict[str, Any] = {
     "vocab_size": 49152,
     "hidden_size": 960,
     "intermediate_size": 2560,
