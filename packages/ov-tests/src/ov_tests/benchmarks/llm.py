@@ -58,7 +58,8 @@ def _model(layers: int) -> Any:
 
     config = LlamaConfig(**{**SMOLLM2_360M, "num_hidden_layers": layers})
     torch.manual_seed(0)
-    return LlamaForCausalLM(config).eval()
+    model: Any = LlamaForCausalLM(config)
+    return model.eval()
 
 
 def _weights_bytes(model: torch.nn.Module) -> int:
