@@ -21,33 +21,41 @@ from typing import Any
 
 import torch
 
-ARCHITECTURES = ("llama", "qwen2")
+ARCHITECTURES = ("llama", "qwen2", "qwen3", "phi3", "gemma")
 """The architectures :func:`tiny_decoder` builds."""
 
 
 def tiny_decoder(architecture: str, seed: int = 0) -> Any:
-    """A two-layer causal LM of ``architecture`` (vocabulary 1000, width 64), seeded, in eval mode.
+    """A two-layer causal LM of ``architecture`` (vocabulary 1000, width 64, 4 heads, 2 key-value heads), seeded, in eval mode.
 
     Raises:
         ValueError: ``architecture`` is not one of :data:`ARCHITECTURES`.
     """
-    from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
+    import transformers
 
-    kinds = {"llama": (LlamaConfig, LlamaForCausalLM), "qwen2": (Qwen2Config, Qwen2ForCausalLM)}
+    kinds = {
+        "llama": ("LlamaConfig", "LlamaForCausalLM"),
+        "qwen2": ("Qwen2Config", "Qwen2ForCausalLM"),
+        "qwen3": ("Qwen3Config", "Qwen3ForCausalLM"),
+        "phi3": ("Phi3Config", "Phi3ForCausalLM"),
+        "gemma": ("GemmaConfig", "GemmaForCausalLM"),
+    }
     if architecture not in kinds:
         raise ValueError(f"architecture {architecture!r}; expected one of {ARCHITECTURES}")
-    config_class, model_class = kinds[architecture]
-    config = config_class(
+    config_name, model_name = kinds[architecture]
+    config = getattr(transformers, config_name)(
         vocab_size=1000,
         hidden_size=64,
         intermediate_size=128,
         num_hidden_layers=2,
         num_attention_heads=4,
         num_key_value_heads=2,
+        head_dim=16,
         max_position_embeddings=256,
+        pad_token_id=0,  # Phi-3's default (32000) lies past this vocabulary
     )
     torch.manual_seed(seed)
-    return model_class(config).eval()
+    return getattr(transformers, model_name)(config).eval()
 
 
 def export_decoder(
