@@ -2,8 +2,10 @@
 
 import pytest
 import torch
+from torchao.quantization import IntxWeightOnlyConfig, quantize_
+from torchao.quantization.granularity import PerAxis, PerGroup
 
-from ov_runtime import generate, load_program, lower
+from ov_runtime import generate, load_program, lower, runtime_precisions
 from ov_runtime.cli import main
 from ov_tests.llm import (
     ARCHITECTURES,
@@ -64,6 +66,32 @@ def test_more_architectures_generate_eagers_tokens_and_logits(architecture):
         steps.append(method.execute([torch.tensor([[token]]), position])[0][0, -1])
     torch.testing.assert_close(torch.stack(steps), expected_logits, atol=1e-4, rtol=0)
     assert [int(step.argmax()) for step in steps] == expected_tokens
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("config", "precision"),
+    [
+        (IntxWeightOnlyConfig(weight_dtype=torch.int8, granularity=PerAxis(0)), "i8"),
+        (IntxWeightOnlyConfig(weight_dtype=torch.int4, granularity=PerGroup(32)), "i4"),  # type: ignore[attr-defined]
+    ],
+    ids=["int8", "int4"],
+)
+def test_weight_only_quantized_decoder_generates_the_quantized_models_tokens(config, precision):
+    model = tiny_decoder("llama")
+    quantize_(model, config)
+    expected_tokens, expected_logits = eager_greedy(model, PROMPT, 8)
+    lowered = lower(export_decoder(model))
+    method = load_program(lowered.buffer).load_method()
+    (logits,) = method.execute([torch.tensor([PROMPT]), torch.arange(len(PROMPT))])
+    steps = [logits[0, -1]]
+    for token in expected_tokens[:-1]:
+        position = torch.tensor([len(PROMPT) + len(steps) - 1])
+        steps.append(method.execute([torch.tensor([[token]]), position])[0][0, -1])
+    torch.testing.assert_close(torch.stack(steps), expected_logits, atol=1e-4, rtol=0)
+    layers = [d.get("FullyConnected", {}) for d in runtime_precisions(lowered)]
+    # q, k, v, o, gate, up and down of two layers, and the output layer
+    assert sum(layer.get(precision, 0) for layer in layers) == 15
 
 
 @pytest.mark.slow
