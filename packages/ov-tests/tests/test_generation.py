@@ -5,10 +5,11 @@ import torch
 from torchao.quantization import IntxWeightOnlyConfig, quantize_
 from torchao.quantization.granularity import PerAxis, PerGroup
 
-from ov_runtime import generate, load_program, lower, runtime_precisions
+from ov_runtime import generate, inspect_program, load_program, lower, runtime_precisions
 from ov_runtime.cli import main
 from ov_tests.llm import (
     ARCHITECTURES,
+    EXECUTORCH_VARIANTS,
     decode_step_bytes,
     eager_greedy,
     executorch_llama_greedy,
@@ -27,6 +28,16 @@ pytestmark = [
     # ExecuTorch's Llama bounds its positions with torch._check_is_size, which torch deprecates.
     pytest.mark.filterwarnings("ignore:_check_is_size will be removed:FutureWarning"),
 ]
+
+
+def fed_logits(method, tokens):
+    """Each step's last-position logits when PROMPT and then ``tokens[:-1]`` are fed one call at a time."""
+    (logits,) = method.execute([torch.tensor([PROMPT]), torch.arange(len(PROMPT))])
+    steps = [logits[0, -1]]
+    for token in tokens[:-1]:
+        position = torch.tensor([len(PROMPT) + len(steps) - 1])
+        steps.append(method.execute([torch.tensor([[token]]), position])[0][0, -1])
+    return torch.stack(steps)
 
 
 @pytest.fixture(scope="module", params=ARCHITECTURES[:2])
@@ -59,12 +70,8 @@ def test_more_architectures_generate_eagers_tokens_and_logits(architecture):
     model = tiny_decoder(architecture)
     expected_tokens, expected_logits = eager_greedy(model, PROMPT, 16)
     method = load_program(lower(export_decoder(model)).buffer).load_method()
-    (logits,) = method.execute([torch.tensor([PROMPT]), torch.arange(len(PROMPT))])
-    steps = [logits[0, -1]]
-    for token in expected_tokens[:-1]:
-        position = torch.tensor([len(PROMPT) + len(steps) - 1])
-        steps.append(method.execute([torch.tensor([[token]]), position])[0][0, -1])
-    torch.testing.assert_close(torch.stack(steps), expected_logits, atol=1e-4, rtol=0)
+    steps = fed_logits(method, expected_tokens)
+    torch.testing.assert_close(steps, expected_logits, atol=1e-4, rtol=0)
     assert [int(step.argmax()) for step in steps] == expected_tokens
 
 
@@ -83,12 +90,8 @@ def test_weight_only_quantized_decoder_generates_the_quantized_models_tokens(con
     expected_tokens, expected_logits = eager_greedy(model, PROMPT, 8)
     lowered = lower(export_decoder(model))
     method = load_program(lowered.buffer).load_method()
-    (logits,) = method.execute([torch.tensor([PROMPT]), torch.arange(len(PROMPT))])
-    steps = [logits[0, -1]]
-    for token in expected_tokens[:-1]:
-        position = torch.tensor([len(PROMPT) + len(steps) - 1])
-        steps.append(method.execute([torch.tensor([[token]]), position])[0][0, -1])
-    torch.testing.assert_close(torch.stack(steps), expected_logits, atol=1e-4, rtol=0)
+    steps = fed_logits(method, expected_tokens)
+    torch.testing.assert_close(steps, expected_logits, atol=1e-4, rtol=0)
     layers = [d.get("FullyConnected", {}) for d in runtime_precisions(lowered)]
     # q, k, v, o, gate, up and down of two layers, and the output layer
     assert sum(layer.get(precision, 0) for layer in layers) == 15
@@ -143,17 +146,20 @@ def test_generate_refuses_what_it_cannot_do(decoder):
     assert main(["generate", str(path), "--prompt-ids", "1,x"]) == 2
 
 
-@pytest.fixture(scope="module")
-def executorch_llama(tmp_path_factory):
-    path = tmp_path_factory.mktemp("llama") / "llama.pte"
-    lower(export_executorch_llama(tiny_executorch_llama()), constant_methods=CACHE).save(str(path))
-    return path
+@pytest.fixture(scope="module", params=sorted(EXECUTORCH_VARIANTS))
+def executorch_llama(request, tmp_path_factory):
+    model = tiny_executorch_llama(request.param)
+    path = tmp_path_factory.mktemp(request.param) / "llama.pte"
+    lower(export_executorch_llama(model), constant_methods=CACHE).save(str(path))
+    return request.param, path
 
 
 @pytest.mark.slow
 def test_executorch_llama_generates_eagers_tokens_and_logits(executorch_llama):
-    expected_tokens, expected_logits = executorch_llama_greedy(tiny_executorch_llama(), PROMPT, 32)
-    method = load_program(executorch_llama).load_method("forward")
+    variant, path = executorch_llama
+    model = tiny_executorch_llama(variant)
+    expected_tokens, expected_logits = executorch_llama_greedy(model, PROMPT, 32)
+    method = load_program(path).load_method("forward")
     ids, logits = list(PROMPT), []
     (prefill,) = method.execute([torch.tensor([ids]), torch.tensor([0])])
     logits.append(prefill[0])
@@ -162,21 +168,21 @@ def test_executorch_llama_generates_eagers_tokens_and_logits(executorch_llama):
         (step,) = method.execute([torch.tensor([ids[-1:]]), torch.tensor([len(ids) - 1])])
         logits.append(step[0])
     torch.testing.assert_close(torch.stack(logits), expected_logits, atol=1e-4, rtol=0)
-    assert generate(executorch_llama, PROMPT, 32).tokens == expected_tokens
+    assert generate(path, PROMPT, 32).tokens == expected_tokens
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("length", [1, 7, 64])
 def test_executorch_llama_prefills_any_length_then_decodes(executorch_llama, length):
+    variant, path = executorch_llama
     prompt = torch.randint(0, 1000, (length,), generator=torch.Generator().manual_seed(length))
-    expected, _ = executorch_llama_greedy(tiny_executorch_llama(), prompt.tolist(), 4)
-    assert generate(executorch_llama, prompt.tolist(), 4).tokens == expected
+    expected, _ = executorch_llama_greedy(tiny_executorch_llama(variant), prompt.tolist(), 4)
+    assert generate(path, prompt.tolist(), 4).tokens == expected
 
 
 def test_executorch_llama_keeps_its_kv_cache_in_openvino(executorch_llama):
-    from ov_runtime import inspect_program
-
-    states = [s for d in inspect_program(executorch_llama).delegates for s in d.states]
+    _, path = executorch_llama
+    states = [s for d in inspect_program(path).delegates for s in d.states]
     assert sorted(s.split()[0] for s in states) == [
         f"layers.{layer}.attention.kv_cache.{kind}_cache" for layer in (0, 1) for kind in "kv"
     ]

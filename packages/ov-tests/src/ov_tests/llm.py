@@ -80,15 +80,31 @@ def export_decoder(
     return exported
 
 
-def tiny_executorch_llama(seed: int = 0, max_context: int = 128) -> torch.nn.Module:
+EXECUTORCH_VARIANTS: dict[str, dict[str, bool]] = {
+    "llama": {},
+    # Qwen3 as ExecuTorch's Qwen3 recipe configures its Llama: normalized q and k, HF's RoPE.
+    "qwen3": {"use_qk_norm": True, "qk_norm_before_rope": True, "use_hf_rope": True},
+}
+"""The architectures :func:`tiny_executorch_llama` builds, as ``ModelArgs`` settings."""
+
+
+def tiny_executorch_llama(
+    variant: str = "llama", seed: int = 0, max_context: int = 128
+) -> torch.nn.Module:
     """ExecuTorch's own Llama, two layers (vocabulary 1000, width 64), with a KV cache of ``max_context`` positions.
 
     Seeded and in eval mode; built with the plain SDPA, which OpenVINO
     converts, rather than ExecuTorch's custom cache and attention ops.
+    ``variant`` is one of :data:`EXECUTORCH_VARIANTS`.
+
+    Raises:
+        ValueError: An unknown ``variant``.
     """
     from executorch.examples.models.llama.llama_transformer import construct_transformer
     from executorch.examples.models.llama.model_args import ModelArgs
 
+    if variant not in EXECUTORCH_VARIANTS:
+        raise ValueError(f"variant {variant!r}; expected one of {sorted(EXECUTORCH_VARIANTS)}")
     args = ModelArgs(
         dim=64,
         n_layers=2,
@@ -101,6 +117,7 @@ def tiny_executorch_llama(seed: int = 0, max_context: int = 128) -> torch.nn.Mod
         use_kv_cache=True,
         use_sdpa_with_kv_cache_op=False,
         enable_dynamic_shape=True,
+        **EXECUTORCH_VARIANTS[variant],
     )
     torch.manual_seed(seed)
     model: torch.nn.Module = construct_transformer(args).eval()
