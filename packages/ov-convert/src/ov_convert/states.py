@@ -20,7 +20,6 @@ import torch
 from openvino import opset6, opset13
 from openvino.op.util import Variable, VariableInfo
 from torch.export import ExportedProgram
-from torch.export.graph_signature import OutputKind
 
 
 @dataclass(frozen=True)
@@ -48,11 +47,7 @@ def lift_states(module: torch.fx.GraphModule, program: ExportedProgram) -> list[
     ``copy_`` wrote becomes an output after the user outputs; both in the
     order of the returned list.
     """
-    mutated = {
-        spec.target
-        for spec in program.graph_signature.output_specs
-        if spec.kind == OutputKind.BUFFER_MUTATION
-    }
+    mutated = set(program.graph_signature.buffers_to_mutate.values())
     graph = module.graph
     placeholders = [node for node in graph.nodes if node.op == "placeholder"]
     output = graph.output_node()

@@ -5,7 +5,7 @@ delegate output, which ExecuTorch's CPU kernels then copy back over the buffer
 (``aten.copy_``): a decode step moves the whole KV cache out of OpenVINO and
 back. A buffer tagged with its partition's delegation tag instead becomes part
 of the delegate's program (ExecuTorch's ``to_backend`` moves it there), and
-preprocess keeps it as OpenVINO state (``ov_convert.make_stateful``): it stays
+preprocess keeps it as OpenVINO state (``ov_convert.states``): it stays
 in the infer request between calls.
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import torch
 from torch.export import ExportedProgram
-from torch.export.graph_signature import OutputKind
 
 UNSTATEFUL_DTYPES = frozenset({torch.int64, torch.float64})
 """Dtypes of buffers left with ExecuTorch: OpenVINO's CPU plugin keeps no such state."""
@@ -32,11 +31,7 @@ def tag_mutated_buffers(program: ExportedProgram) -> list[str]:
     buffers tagged (their fully qualified names, ``key_cache_0``).
     """
     signature = program.graph_signature
-    writers = {
-        spec.target: spec.arg.name
-        for spec in signature.output_specs
-        if spec.kind == OutputKind.BUFFER_MUTATION and spec.target is not None
-    }
+    writers = {target: writer for writer, target in signature.buffers_to_mutate.items()}
     tags = {node.name: node.meta.get("delegation_tag") for node in program.graph.nodes}
     tagged = []
     for node in program.graph.nodes:
