@@ -1,9 +1,11 @@
+import dataclasses
 import struct
 
 import pytest
 import xxhash
 
 from ov_convert import MAGIC, VERSION, Payload, PayloadError
+from ov_convert import payload as payload_module
 from ov_convert.payload import HEADER, WIDE_INT8_WEIGHTS, _offsets
 
 XML = b"<net>" + b" " * 300 + b"</net>"  # an IR is longer than the checksum's minimum
@@ -172,3 +174,28 @@ def test_values_the_layout_cannot_carry_are_refused(field, value):
 def test_copied_outputs_round_trip():
     payload = Payload(xml=XML, weights=b"", device="CPU", inputs="T", outputs="TCS")
     assert Payload.from_bytes(payload.to_bytes()).outputs == "TCS"
+
+
+def test_weights_from_a_file_give_the_same_bytes(tmp_path):
+    weights = bytes(range(256)) * 4097
+    path = tmp_path / "model.bin"
+    path.write_bytes(weights)
+    in_memory = dataclasses.replace(PAYLOAD, weights=weights).to_bytes()
+    assert dataclasses.replace(PAYLOAD, weights=b"").to_bytes(weights_file=path) == in_memory
+    assert Payload.from_bytes(in_memory).weights == weights
+    assert sorted(tmp_path.iterdir()) == [path]  # the assembled payload is gone
+
+
+def test_weights_are_copied_from_a_file_in_chunks(tmp_path, monkeypatch):
+    monkeypatch.setattr(payload_module, "COPY_CHUNK", 1000)
+    path = tmp_path / "model.bin"
+    path.write_bytes(bytes(range(256)) * 40)
+    data = dataclasses.replace(PAYLOAD, weights=b"").to_bytes(weights_file=path)
+    assert Payload.from_bytes(data).weights == path.read_bytes()
+
+
+def test_weights_in_bytes_and_in_a_file_are_refused(tmp_path):
+    path = tmp_path / "model.bin"
+    path.write_bytes(b"\1")
+    with pytest.raises(PayloadError, match="not both"):
+        PAYLOAD.to_bytes(weights_file=path)

@@ -231,3 +231,37 @@ def test_trial_lower_hands_each_partition_to_preprocess_with_zero_weights_and_le
     weights = list(partition.state_dict.values())
     assert {(2, 3), (2,)} <= {tuple(w.shape) for w in weights}
     assert all(not isinstance(w, FakeTensor) and not w.any() for w in weights)
+
+
+def test_trial_lower_prefers_the_backend_convert_step_to_preprocess():
+    calls = []
+
+    class Converting:
+        @staticmethod
+        def convert(program, compile_specs):
+            calls.append("convert")
+
+        @staticmethod
+        def preprocess(program, compile_specs):
+            calls.append("preprocess")
+
+    program = get_fake_program(chain_program())
+    names = [node.name for node in program.graph.nodes if node.op == "call_function"]
+    assert trial_lower(program, [names], [], Converting) == {}
+    assert calls == ["convert"]
+
+
+def test_large_zero_weights_take_no_memory_until_written():
+    torch.zeros(8).sum()  # the reduction's own first-call memory, out of the way
+    before = _rss_pages()
+    zeros = trial_lowering._untouched_zeros(torch.Size([4096, 1024]), torch.float32)
+    assert zeros.shape == (4096, 1024) and zeros.dtype == torch.float32
+    assert zeros.sum() == 0  # reading maps the zero page, no memory of its own
+    assert _rss_pages() - before < 1024  # the 16 MiB of zeros are 4096 pages
+    zeros[0, 0] = 1  # and it is an ordinary, writable tensor
+    assert zeros.sum() == 1
+
+
+def _rss_pages():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1])

@@ -6,6 +6,8 @@ foreign payload would.
 """
 
 import dataclasses
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import openvino as ov
@@ -34,7 +36,9 @@ def with_payload_of(pte: bytes, model: ov.Model, inputs: str = "T", outputs: str
     start = pte.index(MAGIC)
     original = Payload.from_bytes(pte[start:])
     size = len(original.to_bytes())
-    xml, weights = serialize(model)
+    with tempfile.TemporaryDirectory() as folder:
+        xml, weights_path = serialize(model, Path(folder))
+        weights = weights_path.read_bytes()
     xml_size = len(original.xml) - len(inputs + outputs) + len(original.inputs + original.outputs)
     assert len(xml) <= xml_size and len(weights) <= len(original.weights)
     padded = dataclasses.replace(

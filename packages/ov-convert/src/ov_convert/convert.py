@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -242,12 +241,14 @@ def output_signature(model: ov.Model, outputs: Sequence[object]) -> str:
     return "".join(letters)
 
 
-def serialize(model: ov.Model) -> tuple[bytes, bytes]:
-    """Serialize ``model`` to IR bytes, the XML and the weights, keeping float32 weights uncompressed.
+def serialize(model: ov.Model, folder: Path) -> tuple[bytes, Path]:
+    """Save ``model`` as IR in ``folder``; return the XML and the path of the weights (``.bin``).
 
-    ``openvino.save_model`` compresses weights to f16 unless told not to.
+    Float32 weights stay uncompressed: ``openvino.save_model`` compresses them
+    to f16 unless told not to. The weights stay in their file, so that the
+    payload can take them from there (``Payload.to_bytes``) without another
+    copy in memory.
     """
-    with tempfile.TemporaryDirectory(prefix="ov_executorch_") as folder:
-        xml_path = Path(folder) / "model.xml"
-        ov.save_model(model, xml_path, compress_to_fp16=False)
-        return xml_path.read_bytes(), xml_path.with_suffix(".bin").read_bytes()
+    xml_path = folder / "model.xml"
+    ov.save_model(model, xml_path, compress_to_fp16=False)
+    return xml_path.read_bytes(), xml_path.with_suffix(".bin")

@@ -53,8 +53,10 @@ device and one program loads on any OpenVINO device and on newer releases.
 from __future__ import annotations
 
 import struct
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import xxhash
 
@@ -69,6 +71,8 @@ FLAGS = struct.Struct("<Q")
 HEADER_SIZE = HEADER.size + FLAGS.size
 WIDE_INT8_WEIGHTS = 1
 WEIGHTS_ALIGNMENT = 64
+COPY_CHUNK = 16 << 20
+"""Bytes of weights :meth:`Payload.to_bytes` copies from a file at a time."""
 TENSOR = "T"
 SCALAR = "S"
 COPIED = "C"
@@ -108,21 +112,58 @@ class Payload:
                 f"{TENSOR} and {SCALAR}, and {COPIED} for outputs"
             )
 
-    def to_bytes(self) -> bytes:
-        """Serialize to the processed bytes of a delegate."""
+    def to_bytes(self, weights_file: Path | None = None) -> bytes:
+        """Serialize to the processed bytes of a delegate.
+
+        Args:
+            weights_file: A ``.bin`` file to take the weights from, in place of
+                ``weights`` (then empty). It is copied in chunks into a
+                temporary file of the whole payload beside it, which is read
+                back once: the returned bytes are the only copy of the weights
+                in memory, which keeps the peak memory of lowering a large
+                model down.
+
+        Raises:
+            PayloadError: The payload would hold fewer bytes after its header
+                than any IR has, or it has both ``weights`` and a ``weights_file``.
+        """
+        if weights_file is not None and self.weights:
+            raise PayloadError("payload weights come from its bytes or from a file, not both")
         strings = [self.device, *(s for pair in self.properties.items() for s in pair)]
         options = b"".join(s.encode("utf-8") + b"\0" for s in strings)
         signature = f"{self.inputs}/{self.outputs}".encode("ascii")
-        sections = (options, signature, self.xml, self.weights)
-        offsets = _offsets(HEADER_SIZE, [len(section) for section in sections])
+        weights_size = len(self.weights) if weights_file is None else weights_file.stat().st_size
+        sizes = [len(options), len(signature), len(self.xml), weights_size]
+        offsets = _offsets(HEADER_SIZE, sizes)
         padding = b"\0" * (offsets[-1] - offsets[-2] - len(self.xml))
-        body = options + signature + self.xml + padding + self.weights
-        if len(body) < MIN_CHECKSUMMED:
-            raise PayloadError(f"payload of {len(body)} bytes after its header; an IR has more")
-        fields = [value for pair in zip(offsets, map(len, sections), strict=True) for value in pair]
-        header = HEADER.pack(MAGIC, VERSION, HEADER_SIZE, *fields, xxhash.xxh3_64_intdigest(body))
+        before_weights = (options, signature, self.xml, padding)
+        if (size := sum(map(len, before_weights)) + weights_size) < MIN_CHECKSUMMED:
+            raise PayloadError(f"payload of {size} bytes after its header; an IR has more")
+        fields = [value for pair in zip(offsets, sizes, strict=True) for value in pair]
+        checksum = xxhash.xxh3_64()
+        for piece in before_weights:
+            checksum.update(piece)
         flags = FLAGS.pack(WIDE_INT8_WEIGHTS if self.wide_int8_weights else 0)
-        return header + flags + body
+
+        def header() -> bytes:
+            return HEADER.pack(MAGIC, VERSION, HEADER_SIZE, *fields, checksum.intdigest()) + flags
+
+        if weights_file is None:
+            checksum.update(self.weights)
+            return b"".join((header(), *before_weights, self.weights))
+        with (
+            weights_file.open("rb") as source,
+            tempfile.TemporaryFile(dir=weights_file.parent) as assembled,
+        ):
+            assembled.write(bytes(HEADER_SIZE))
+            assembled.writelines(before_weights)
+            while chunk := source.read(COPY_CHUNK):
+                checksum.update(chunk)
+                assembled.write(chunk)
+            assembled.seek(0)
+            assembled.write(header())
+            assembled.seek(0)
+            return assembled.read()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Payload:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import logging
+import tempfile
+from pathlib import Path
 from typing import final
 
+import openvino as ov
 import torch
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.compile_spec_schema import CompileSpec
@@ -43,6 +46,30 @@ def _prepare(program: ExportedProgram) -> tuple[torch.fx.GraphModule, list[State
     return module, states
 
 
+def _convert(edge_program: ExportedProgram) -> tuple[ov.Model, list[object], list[object]]:
+    """Convert the partition; return the model ready to serialize, its user inputs and its outputs."""
+    inputs, outputs = user_input_values(edge_program), output_values(edge_program)
+    module, states = _prepare(edge_program)
+    model = convert_module(
+        module,
+        [*inputs, *(state.initial for state in states)],
+        [*outputs, *(state.update for state in states)],
+    )
+    model = make_stateful(model, states, len(inputs), len(outputs))
+    folded = fold_constant_readers(model)
+    narrowed = four_bit_weights(model)
+    logger.debug(
+        "converted a partition: %d inputs, %d outputs, %d states, "
+        "%d constant computations on compressed weights folded, %d weights stored in 4 bits",
+        len(inputs),
+        len(outputs),
+        len(states),
+        folded,
+        narrowed,
+    )
+    return model, inputs, outputs
+
+
 @final
 class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
     """Turns a partition into the delegate payload: a versioned header plus OpenVINO IR.
@@ -50,6 +77,21 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
     The class name is the backend id (``ov_spec.BACKEND_ID``): ExecuTorch finds a
     ``BackendDetails`` subclass by its name.
     """
+
+    @staticmethod
+    def convert(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> ov.Model:
+        """Do every step of :meth:`preprocess` that can refuse the partition, and return the model.
+
+        The partitioner's trial lowering (``ov_partition.trial_lowering``) calls
+        this rather than :meth:`preprocess`: serializing each trial partition
+        would cost the memory of its weights twice over, and decides nothing.
+
+        Raises:
+            CompileSpecError: A compile spec is not valid (checked before conversion).
+            ConversionError: OpenVINO could not convert the partition.
+        """
+        OpenvinoOptions.from_compile_specs(compile_specs)
+        return _convert(edge_program)[0]
 
     @staticmethod
     def preprocess(
@@ -72,36 +114,20 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
             ConversionError: OpenVINO could not convert the partition.
         """
         options = OpenvinoOptions.from_compile_specs(compile_specs)
-        inputs, outputs = user_input_values(edge_program), output_values(edge_program)
-        module, states = _prepare(edge_program)
-        model = convert_module(
-            module,
-            [*inputs, *(state.initial for state in states)],
-            [*outputs, *(state.update for state in states)],
-        )
-        model = make_stateful(model, states, len(inputs), len(outputs))
-        folded = fold_constant_readers(model)
-        narrowed = four_bit_weights(model)
-        xml, weights = serialize(model)
-        payload = Payload(
-            xml=xml,
-            weights=weights,
-            device=options.device,
-            properties=options.properties(),
-            inputs=signature(inputs),
-            outputs=output_signature(model, outputs),
-            wide_int8_weights=int8_products_may_saturate(model),
-        ).to_bytes()
+        model, inputs, outputs = _convert(edge_program)
+        with tempfile.TemporaryDirectory(prefix="ov_executorch_") as folder:
+            xml, weights = serialize(model, Path(folder))
+            payload = Payload(
+                xml=xml,
+                weights=b"",
+                device=options.device,
+                properties=options.properties(),
+                inputs=signature(inputs),
+                outputs=output_signature(model, outputs),
+                wide_int8_weights=int8_products_may_saturate(model),
+            ).to_bytes(weights_file=weights)
         logger.debug(
-            "converted a partition for %s: %d inputs, %d outputs, %d states, %d payload bytes, "
-            "%d constant computations on compressed weights folded, %d weights stored in 4 bits",
-            options.device,
-            len(inputs),
-            len(outputs),
-            len(states),
-            len(payload),
-            folded,
-            narrowed,
+            "serialized a partition for %s: %d payload bytes", options.device, len(payload)
         )
         return PreprocessResult(processed_bytes=payload)
 

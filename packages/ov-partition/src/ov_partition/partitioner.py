@@ -98,8 +98,8 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         """Tag the nodes of ``exported_program`` (edge dialect) that OpenVINO converts, one tag per partition.
 
-        Each proposed partition is first lowered on trial with the backend's own
-        preprocess (:mod:`ov_partition.trial_lowering`). When OpenVINO's converter
+        Each proposed partition is first converted on trial with the backend's own
+        conversion (:mod:`ov_partition.trial_lowering`). When OpenVINO's converter
         refuses one, the node its report names stays on the CPU with the
         converter's message as its reason, and the rest is partitioned and tried
         again. When the report names no node of the partition, a bisection over

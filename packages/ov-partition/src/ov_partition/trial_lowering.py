@@ -5,14 +5,20 @@ refuse a node for its arguments ("Only sum and mean mode supported" for
 ``embedding_bag``) or its place in the graph. ExecuTorch calls preprocess only
 after the partitioner returns, and a refusal then aborts the whole lowering.
 So the partitioner cuts each proposed partition out of a copy of the program
-the way ExecuTorch does and hands it to the backend's own ``preprocess``; a
+the way ExecuTorch does and hands it to the backend's own conversion; a
 failure names the node, which then stays on the CPU.
+
+A backend class may offer ``convert(edge_program, compile_specs)``: every step
+of its ``preprocess`` that can refuse a partition, without serializing the
+result (``ov_convert``'s backend does). The trial calls it when it is there, so
+a trial costs no payload; otherwise it calls ``preprocess``.
 """
 
 from __future__ import annotations
 
 import copy
 import logging
+import mmap
 import re
 from collections.abc import Collection, Sequence
 from typing import cast
@@ -43,6 +49,8 @@ _BOILERPLATE = re.compile(
 )
 MESSAGE_LIMIT = 400
 """Most characters of the converter's message kept as a node's reason."""
+UNTOUCHED_ZEROS_FROM = 1 << 20
+"""Bytes from which a trial's zero weights are a mapping of their own."""
 
 
 def registered_backend() -> type[BackendDetails] | None:
@@ -58,18 +66,35 @@ def registered_backend() -> type[BackendDetails] | None:
     return None
 
 
+def _untouched_zeros(shape: torch.Size, dtype: torch.dtype) -> torch.Tensor:
+    """Zeros of ``shape`` and ``dtype`` that take no memory until written.
+
+    A private anonymous mapping reads as zeros, all from the kernel's one zero
+    page; ``torch.zeros`` would write every byte. The frontend shares the memory
+    of constants rather than copying it, so a trial conversion of a model
+    reads its weights and writes none. Tensors under a page's worth of
+    mappings are not worth one and come from ``torch.zeros``.
+    """
+    size = shape.numel() * dtype.itemsize
+    if size < UNTOUCHED_ZEROS_FROM:
+        return torch.zeros(shape, dtype=dtype)
+    mapping = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return torch.frombuffer(mapping, dtype=dtype).view(shape)  # the tensor keeps the mapping
+
+
 def _materialized(program: ExportedProgram) -> ExportedProgram:
     """Copy ``program`` with a graph of its own; fake weights become zeros of their shape and dtype.
 
     ExecuTorch hands the partitioner a program whose state dict holds
     ``FakeTensor``s (``get_fake_program``). Conversion needs real constants;
-    their values do not decide whether a node converts. Zeros from ``torch.zeros``
-    take memory only where the conversion touches them.
+    their values do not decide whether a node converts. The zeros take no
+    memory (:func:`_untouched_zeros`), so a trial costs little beside the
+    program however large its weights are.
     """
     state_dict: dict[str, torch.Tensor] = {}
     for key, value in program.state_dict.items():
         if isinstance(value, FakeTensor):
-            zeros = torch.zeros(value.shape, dtype=value.dtype)
+            zeros = _untouched_zeros(value.shape, value.dtype)
             value = (
                 torch.nn.Parameter(zeros, False) if isinstance(value, torch.nn.Parameter) else zeros
             )
@@ -105,8 +130,10 @@ def trial_lower(
     Each partition is cut out as ExecuTorch's ``to_backend`` cuts it
     (``create_submodule_from_nodes``, ``create_exported_program_from_submodule``)
     from a copy of the program whose weights are zeros, and handed to
-    ``backend.preprocess``. Any exception it raises is the partition's error.
+    ``backend.convert`` if the backend has one, else to ``backend.preprocess``.
+    Any exception it raises is the partition's error.
     """
+    convert = getattr(backend, "convert", backend.preprocess)
     owner = _materialized(program)
     graph_module = owner.graph_module
     nodes = {node.name: node for node in graph_module.graph.nodes}
@@ -130,7 +157,7 @@ def trial_lower(
             partition, _, _ = create_exported_program_from_submodule(
                 submodule, owner, tag, call_node, False
             )
-            backend.preprocess(partition, compile_specs)
+            convert(partition, compile_specs)
         except Exception as error:  # any refusal leaves the partition to be split
             errors[index] = error
     return errors

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
 import operator
+import sys
 import warnings
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -136,6 +138,7 @@ def lower(
     with warnings.catch_warnings():  # ExecuTorch warns of the loss whether or not it happens
         warnings.filterwarnings("ignore", "Mutation on a buffer in the model is detected")
         program = edge.to_executorch(ExecutorchBackendConfig(passes=[keep_values]))
+    _return_freed_memory()
     # The reasons of nodes ExecuTorch removed after partitioning (runtime
     # asserts, symbolic comparisons) are left out: they run nowhere.
     cpu = _cpu_operators(program.exported_program().graph_module)
@@ -148,3 +151,22 @@ def lower(
             for name in cpu
         },
     )
+
+
+def _return_freed_memory() -> bool:
+    """Give the heap memory freed so far back to the operating system; return whether it was tried.
+
+    ExecuTorch's ``to_backend`` hands each partition's preprocess a deep copy
+    of the partition's program, weights included, and frees it afterwards.
+    glibc keeps freed heap memory for reuse, so the process would hold about
+    the weights' size again while it serializes the program (``.buffer``),
+    which needs the payloads' size once more. ``malloc_trim(0)`` returns it.
+    Elsewhere than on Linux with glibc, nothing is done.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
+    if trim is None:  # not glibc
+        return False
+    trim(0)
+    return True
