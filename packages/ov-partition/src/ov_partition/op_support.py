@@ -35,9 +35,11 @@ decompose them into ``*_cachemask`` ops its edge checker rejects."""
 # Edge-dialect ops that preprocess rewrites into ops the frontend converts:
 # ExecuTorch's DimOrderOpsRevertPass turns the dim-order ops back into aten
 # ops, and ov_passes turns fake-quant ops into quantize/dequantize pairs and
-# torchao's weight-only dequantization into arithmetic.
+# torchao's weight-only dequantization and expm1 (which the frontend lacks)
+# into arithmetic.
 _CONVERTED_BY_PREPROCESS = frozenset(
     {
+        "aten.expm1.default",
         "dim_order_ops._to_dim_order_copy.default",
         "dim_order_ops._clone_dim_order.default",
         "torchao.dequantize_affine.default",

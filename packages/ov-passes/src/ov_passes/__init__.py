@@ -13,6 +13,7 @@ from ov_passes.quantization import (
 )
 from ov_passes.reduction_dims import reductions_over_every_dim
 from ov_passes.scalar_index import index_select_of_a_scalar_index
+from ov_passes.small_arguments import small_arguments_by_series
 from ov_passes.symbolic_slice_bounds import slice_bounds_as_tensors
 from ov_passes.view_sizes import view_sizes_from_metadata
 from ov_passes.weight_compression import (
@@ -28,6 +29,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     cast_integer_accumulations_to_int64,
     integer_floor_division_by_truncation,
     integer_comparisons_by_difference,
+    small_arguments_by_series,
     greater_as_less,
     slice_bounds_as_tensors,
     view_sizes_from_metadata,
@@ -67,6 +69,7 @@ __all__ = [
     "replace_node",
     "run_passes",
     "slice_bounds_as_tensors",
+    "small_arguments_by_series",
     "unpaired_quantization_as_arithmetic",
     "view_sizes_from_metadata",
 ]
