@@ -131,3 +131,15 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[str, ...]]] = 
 def test_op_matches_eager(case):
     function, inputs, cpu_ops = CASES[case]
     check_program(Function(function), inputs, atol=0, cpu_ops=cpu_ops)
+
+
+def test_round_with_decimals_lowers_and_matches_eager_to_openvino_division():
+    # OpenVINO's CPU plugin divides to within one float32 ulp (31 / 10 gives
+    # 3.1000001 where IEEE division gives 3.0999999), hence the relative 2.4e-7.
+    values = torch.tensor([0.25, 1.15, -2.35, 3.14159, 2.675, -0.45, 123.456, 15.0, -35.0, 1e30])
+    check_program(
+        Function(lambda x: (torch.round(x, decimals=1), torch.round(x, decimals=-1))),
+        (values,),
+        atol=0,
+        rtol=2.4e-7,
+    )

@@ -1,6 +1,7 @@
 """torch.fx graph passes that prepare a partition for OpenVINO's PyTorch frontend."""
 
 from ov_passes.avg_pool_divisors import avg_pool_divisors_as_pytorch
+from ov_passes.decompositions import DECOMPOSITIONS, needs_decompositions
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
 from ov_passes.integer_comparisons import integer_comparisons_by_difference
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
@@ -51,6 +52,7 @@ passes for weight-only quantization) is what the others expect.
 ``drop_no_op_aliases`` runs last, once views have their sizes. The other passes rewrite nodes no other pass creates or reads."""
 
 __all__ = [
+    "DECOMPOSITIONS",
     "DEFAULT_PASSES",
     "GraphPass",
     "affine_dequantization_as_arithmetic",
@@ -63,6 +65,7 @@ __all__ = [
     "index_select_of_a_scalar_index",
     "integer_comparisons_by_difference",
     "integer_floor_division_by_truncation",
+    "needs_decompositions",
     "op_name",
     "output_scales_onto_weights",
     "reductions_over_every_dim",
