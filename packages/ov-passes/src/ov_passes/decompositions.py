@@ -26,11 +26,11 @@ def round_decimals(x: torch.Tensor, *, decimals: int = 0) -> torch.Tensor:
     ``decimals``, divide then multiply for negative ones.
     """
     if decimals == 0:
-        return aten.round.default(x)
+        return torch.round(x)
     scale = float(10 ** abs(decimals))
     if decimals > 0:
-        return aten.div.Tensor(aten.round.default(aten.mul.Tensor(x, scale)), scale)
-    return aten.mul.Tensor(aten.round.default(aten.div.Tensor(x, scale)), scale)
+        return torch.round(x * scale) / scale
+    return torch.round(x / scale) * scale
 
 
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {aten.round.decimals: round_decimals}
