@@ -2,6 +2,7 @@
 
 from ov_passes.avg_pool_divisors import avg_pool_divisors_as_pytorch
 from ov_passes.decompositions import DECOMPOSITIONS, needs_decompositions
+from ov_passes.diagonals import diagonals_as_gathers
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
 from ov_passes.integer_comparisons import integer_comparisons_by_difference
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
@@ -36,6 +37,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     view_sizes_from_metadata,
     reductions_over_every_dim,
     index_select_of_a_scalar_index,
+    diagonals_as_gathers,
     avg_pool_divisors_as_pytorch,
     drop_no_op_aliases,
 )
@@ -59,6 +61,7 @@ __all__ = [
     "avg_pool_divisors_as_pytorch",
     "call_function",
     "cast_integer_accumulations_to_int64",
+    "diagonals_as_gathers",
     "drop_no_op_aliases",
     "fake_quantize_as_pairs",
     "greater_as_less",

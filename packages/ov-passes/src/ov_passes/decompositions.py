@@ -1,8 +1,9 @@
 """Decompositions of ops ExecuTorch's edge checker rejects, into core ATen ops computing the same.
 
 ``to_edge`` refuses a program holding an op outside core ATen that has no
-decomposition of its own (``aten.round.decimals``), before any partitioner
-sees it. :data:`DECOMPOSITIONS` is a table for
+decomposition of its own (``aten.round.decimals``,
+``aten.linalg_solve_triangular``, which ``MultivariateNormal.log_prob``
+calls), before any partitioner sees it. :data:`DECOMPOSITIONS` is a table for
 ``ExportedProgram.run_decompositions``, applied before lowering
 (``ov_runtime.lower`` does), which turns each such op into core ATen ops that
 OpenVINO and ExecuTorch's kernels both run.
@@ -33,7 +34,47 @@ def round_decimals(x: torch.Tensor, *, decimals: int = 0) -> torch.Tensor:
     return torch.round(x / scale) * scale
 
 
-DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {aten.round.decimals: round_decimals}
+def solve_triangular(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    *,
+    upper: bool,
+    left: bool = True,
+    unitriangular: bool = False,
+) -> torch.Tensor:
+    """``torch.linalg.solve_triangular(a, b, ...)`` by substitution, one row of the result at a time.
+
+    ``a`` is ``(*, n, n)`` and ``b`` is ``(*, n, k)`` (``(*, k, n)`` when
+    ``left`` is false), batch dims broadcast; ``n`` must be static. Row ``i``
+    of ``x`` in ``a @ x = b`` is ``(b[i] - a[i, done] @ x[done]) / a[i, i]``
+    over the rows already solved (those after ``i`` when ``upper``), so the
+    graph holds ``n`` steps of a matrix product and a division. The sums run in
+    another order than LAPACK's, so results agree to float32 rounding.
+    """
+    if not left:  # x @ a = b is a.mT @ x.mT = b.mT
+        solved = solve_triangular(
+            a.mT, b.mT, upper=not upper, left=True, unitriangular=unitriangular
+        )
+        return solved.mT
+    batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])  # type: ignore[no-untyped-call]
+    n, k = a.shape[-1], b.shape[-1]
+    a = a.expand(*batch, n, n)
+    b = b.expand(*batch, n, k)
+    rows: dict[int, torch.Tensor] = {}
+    for i in reversed(range(n)) if upper else range(n):
+        row = b[..., i : i + 1, :]
+        done = range(i + 1, n) if upper else range(i)
+        if len(done):
+            known = torch.cat([rows[j] for j in done], dim=-2)
+            row = row - a[..., i : i + 1, done.start : done.stop] @ known
+        rows[i] = row if unitriangular else row / a[..., i : i + 1, i : i + 1]
+    return torch.cat([rows[i] for i in range(n)], dim=-2)
+
+
+DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
+    aten.round.decimals: round_decimals,
+    aten.linalg_solve_triangular.default: solve_triangular,
+}
 """Op overload to decomposition, for ``ExportedProgram.run_decompositions``."""
 
 

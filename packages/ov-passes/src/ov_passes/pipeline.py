@@ -65,7 +65,12 @@ def _fake_value(node: torch.fx.Node) -> Any:
         torch.fx.Node, lambda arg: arg.meta["val"], (node.args, node.kwargs)
     )
     leaves = tree_leaves((args, kwargs))
-    mode = detect_fake_mode(leaves) or FakeTensorMode(shape_env=_shape_env(leaves))
+    # A node of constants alone (``arange``) takes the mode of the graph's inputs.
+    mode = (
+        detect_fake_mode(leaves)
+        or detect_fake_mode([n.meta.get("val") for n in node.graph.find_nodes(op="placeholder")])
+        or FakeTensorMode(shape_env=_shape_env(leaves))
+    )
     args, kwargs = tree_map_only(
         torch.Tensor,
         lambda t: t if isinstance(t, FakeTensor) else mode.from_tensor(t),
@@ -84,6 +89,16 @@ def _shape_env(values: list[Any]) -> Any:
         if isinstance(value, torch.SymInt):
             return value.node.shape_env
     return None
+
+
+def constant_value(graph_module: torch.fx.GraphModule, value: Any) -> torch.Tensor | None:
+    """The tensor a ``get_attr`` node reads (a weight or buffer of ``graph_module``), else None."""
+    if not isinstance(value, torch.fx.Node) or value.op != "get_attr":
+        return None
+    found: Any = graph_module
+    for name in str(value.target).split("."):
+        found = getattr(found, name)
+    return found if isinstance(found, torch.Tensor) else None
 
 
 def replace_node(node: torch.fx.Node, replacement: torch.fx.Node) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node
+from ov_passes.pipeline import call_function, constant_value, op_name, replace_node
 
 _Q = "quantized_decomposed."
 QUANTIZE = {
@@ -77,7 +77,7 @@ def fake_quantize_as_pairs(graph_module: torch.fx.GraphModule) -> bool:
         if op_name(node).endswith("tensor_qparams"):
             # 0-d scale and zero point tensors: the frontend converts the pair
             # with numbers, which constants of the graph give.
-            scale, zero_point = (_constant(graph_module, value) for value in arguments[1:3])
+            scale, zero_point = (constant_value(graph_module, value) for value in arguments[1:3])
             if scale is None or zero_point is None:
                 continue
             arguments = (arguments[0], float(scale), int(zero_point), *arguments[3:])
@@ -90,16 +90,6 @@ def fake_quantize_as_pairs(graph_module: torch.fx.GraphModule) -> bool:
             replace_node(node, call_function(graph, dequantize, (quantized, *arguments[1:])))
         changed = True
     return changed
-
-
-def _constant(graph_module: torch.fx.GraphModule, value: Any) -> torch.Tensor | None:
-    """The tensor a ``get_attr`` node reads, else None."""
-    if not isinstance(value, torch.fx.Node) or value.op != "get_attr":
-        return None
-    found: Any = graph_module
-    for name in str(value.target).split("."):
-        found = getattr(found, name)
-    return found if isinstance(found, torch.Tensor) else None
 
 
 def _integer_type(quant_min: int, quant_max: int) -> torch.dtype | None:
