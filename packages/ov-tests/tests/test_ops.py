@@ -119,6 +119,11 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[str, ...]]] = 
         (NEGATIVES_2D,),
         (),
     ),
+    "logical_ops_of_floats_and_ints": (
+        lambda a, b: (torch.logical_and(a, b), torch.logical_or(a > 0, b), torch.logical_xor(a, b)),
+        (FLOATS, torch.tensor([0, 3, 0, -1, 7, 0, 0, 2], dtype=I32)),
+        (),
+    ),
     "topk_of_zero": (
         lambda a: (torch.topk(a + 1, 0, dim=1).values, a - 1),
         (NEGATIVES_2D,),

@@ -36,9 +36,13 @@ decompose them into ``*_cachemask`` ops its edge checker rejects."""
 # ExecuTorch's DimOrderOpsRevertPass turns the dim-order ops back into aten
 # ops, and ov_passes turns fake-quant ops into quantize/dequantize pairs and
 # torchao's weight-only dequantization and expm1 (which the frontend lacks)
-# into arithmetic, and diagonal_copy into a gather.
+# into arithmetic, diagonal_copy into a gather, and logical_and/or/xor into
+# bitwise ops on bools.
 _CONVERTED_BY_PREPROCESS = frozenset(
     {
+        "aten.logical_and.default",
+        "aten.logical_or.default",
+        "aten.logical_xor.default",
         "aten.diagonal_copy.default",
         "aten.expm1.default",
         "dim_order_ops._to_dim_order_copy.default",

@@ -6,6 +6,7 @@ from ov_passes.diagonals import diagonals_as_gathers
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
 from ov_passes.integer_comparisons import integer_comparisons_by_difference
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
+from ov_passes.logical_ops import logical_ops_as_bitwise
 from ov_passes.nan_comparisons import greater_as_less
 from ov_passes.no_op_aliases import drop_no_op_aliases
 from ov_passes.pipeline import GraphPass, call_function, op_name, replace_node, run_passes
@@ -29,6 +30,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     affine_dequantization_as_arithmetic,
     output_scales_onto_weights,
     cast_integer_accumulations_to_int64,
+    logical_ops_as_bitwise,
     integer_floor_division_by_truncation,
     integer_comparisons_by_difference,
     small_arguments_by_series,
@@ -43,8 +45,8 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
 )
 """The passes preprocess runs on every partition, in this order.
 
-The floor-division rewrite compares integers, so it runs before
-``integer_comparisons_by_difference``, which makes those comparisons exact: it
+The floor-division rewrite and the logical ops' truth values compare
+integers, so they run before ``integer_comparisons_by_difference``, which makes those comparisons exact: it
 sees their dtypes because every node a pass creates carries its
 ``meta["val"]`` (:func:`call_function`). ``greater_as_less`` touches float
 comparisons only. The quantization rewrites run first: fake-quant ops become
@@ -68,6 +70,7 @@ __all__ = [
     "index_select_of_a_scalar_index",
     "integer_comparisons_by_difference",
     "integer_floor_division_by_truncation",
+    "logical_ops_as_bitwise",
     "needs_decompositions",
     "op_name",
     "output_scales_onto_weights",

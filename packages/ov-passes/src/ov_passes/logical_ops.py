@@ -1,0 +1,49 @@
+"""``logical_and``, ``logical_or`` and ``logical_xor`` as bitwise ops on bools, which the frontend converts.
+
+OpenVINO's PyTorch frontend converts ``bitwise_and``/``or``/``xor`` (of bools:
+LogicalAnd, LogicalOr, LogicalXor) but not the ``logical_*`` ops, which
+``torch.logaddexp`` and masks built with ``&`` on comparisons bring. A
+non-bool operand becomes ``x != 0`` first, as PyTorch reads it (NaN is true).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ov_passes.pipeline import call_function, op_name, replace_node
+
+aten = torch.ops.aten
+
+_BITWISE = {
+    "aten.logical_and.default": aten.bitwise_and.Tensor,
+    "aten.logical_or.default": aten.bitwise_or.Tensor,
+    "aten.logical_xor.default": aten.bitwise_xor.Tensor,
+}
+
+
+def _as_bool(graph: torch.fx.Graph, operand: torch.fx.Node) -> torch.fx.Node:
+    value = operand.meta.get("val")
+    if isinstance(value, torch.Tensor) and value.dtype == torch.bool:
+        return operand
+    return call_function(graph, aten.ne.Scalar, (operand, 0))
+
+
+def logical_ops_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
+    """Rewrite ``logical_and``/``or``/``xor`` of two tensors as the bitwise op of their truth values.
+
+    Returns:
+        True when a node was rewritten.
+    """
+    graph = graph_module.graph
+    changed = False
+    for node in list(graph.nodes):
+        bitwise = _BITWISE.get(op_name(node))
+        operands = node.args[:2]
+        if bitwise is None or not all(isinstance(o, torch.fx.Node) for o in operands):
+            continue
+        with graph.inserting_before(node):
+            left, right = (_as_bool(graph, o) for o in operands)
+            replacement = call_function(graph, bitwise, (left, right))
+        replace_node(node, replacement)
+        changed = True
+    return changed
