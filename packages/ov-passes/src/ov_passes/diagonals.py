@@ -13,7 +13,13 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, constant_value, op_name, replace_node
+from ov_passes.pipeline import (
+    call_function,
+    constant_value,
+    op_name,
+    replace_node,
+    scalar_arguments,
+)
 
 aten = torch.ops.aten
 
@@ -47,13 +53,8 @@ def diagonals_as_gathers(graph_module: torch.fx.GraphModule) -> bool:
         if sizes is None:
             continue
         rank = len(sizes)
-        given = {
-            **dict(zip(("offset", "dim1", "dim2"), node.args[1:], strict=False)),
-            **node.kwargs,
-        }
-        offset = int(given.get("offset", 0))
-        dim1 = int(given.get("dim1", 0)) % rank
-        dim2 = int(given.get("dim2", 1)) % rank
+        offset, dim1, dim2 = map(int, scalar_arguments(node, {"offset": 0, "dim1": 0, "dim2": 1}))
+        dim1, dim2 = dim1 % rank, dim2 % rank
         rows, columns = sizes[dim1], sizes[dim2]
         length = max(0, min(rows + min(offset, 0), columns - max(offset, 0)))
         start = max(-offset, 0) * columns + max(offset, 0)

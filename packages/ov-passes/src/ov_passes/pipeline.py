@@ -13,7 +13,7 @@ Passes read the dtype and shape of a node from ``node.meta["val"]``, as
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import torch
 from torch._guards import detect_fake_mode
@@ -89,6 +89,16 @@ def _shape_env(values: list[Any]) -> Any:
         if isinstance(value, torch.SymInt):
             return value.node.shape_env
     return None
+
+
+def scalar_arguments(node: torch.fx.Node, defaults: dict[str, float]) -> list[float]:
+    """The values of ``node``'s scalar arguments after its first, named as in ``defaults``.
+
+    Each comes from the node's positional arguments in the order of
+    ``defaults``, else its keyword arguments, else the default given there.
+    """
+    given = {**dict(zip(defaults, node.args[1:], strict=False)), **node.kwargs}
+    return [float(cast("float", given.get(name, default))) for name, default in defaults.items()]
 
 
 def constant_value(graph_module: torch.fx.GraphModule, value: Any) -> torch.Tensor | None:

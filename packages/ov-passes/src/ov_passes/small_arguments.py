@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import cast
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node
+from ov_passes.pipeline import call_function, op_name, replace_node, scalar_arguments
 
 aten = torch.ops.aten
 
@@ -98,12 +97,8 @@ def _elu(graph: torch.fx.Graph, node: torch.fx.Node) -> torch.fx.Node:
     """``scale * x`` where ``x > 0``, else ``scale * alpha * expm1(input_scale * x)`` (PyTorch's definition)."""
     x = node.args[0]
     assert isinstance(x, torch.fx.Node)
-    given = {
-        **dict(zip(("alpha", "scale", "input_scale"), node.args[1:], strict=False)),
-        **node.kwargs,
-    }
-    alpha, scale, input_scale = (
-        float(cast("float", given.get(name, 1.0))) for name in ("alpha", "scale", "input_scale")
+    alpha, scale, input_scale = scalar_arguments(
+        node, {"alpha": 1.0, "scale": 1.0, "input_scale": 1.0}
     )
     negative = _expm1(graph, call_function(graph, aten.mul.Tensor, (x, input_scale)))
     negative = call_function(graph, aten.mul.Tensor, (negative, alpha * scale))
