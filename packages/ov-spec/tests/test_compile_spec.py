@@ -195,6 +195,7 @@ def test_every_key_has_a_help_line_for_command_lines():
         "inference_num_threads",
         "enable_cpu_pinning",
         "dynamic_quantization_group_size",
+        "allow_int64_narrowing",
     )
     assert all(text for text in KEY_HELP.values())
 
@@ -246,11 +247,16 @@ def test_cpu_pinning_becomes_openvinos_property(value, property_value):
     assert options.properties()["ENABLE_CPU_PINNING"] == property_value
 
 
-def test_cpu_pinning_takes_true_or_false():
-    with pytest.raises(
-        CompileSpecError, match=r"'enable_cpu_pinning'.*'YES'; expected true or false"
-    ):
-        parse(("enable_cpu_pinning", b"YES"))
+@pytest.mark.parametrize("key", ["enable_cpu_pinning", "allow_int64_narrowing"])
+def test_switches_take_true_or_false(key):
+    with pytest.raises(CompileSpecError, match=rf"'{key}'.*'YES'; expected true or false"):
+        parse((key, b"YES"))
+
+
+def test_int64_narrowing_is_the_partitioners_alone():
+    options = parse(("allow_int64_narrowing", b"true"))
+    assert options.allow_int64_narrowing == "true"
+    assert options.properties() == parse().properties()
 
 
 @pytest.mark.parametrize(

@@ -20,17 +20,33 @@ PAST_2_24 = torch.tensor([2**24, 1, 1, -5], dtype=I32)
 NEGATIVES_2D = torch.tensor([[-2.5, 0.0, 3.0], [7.0, -1.5, 0.25]])
 FLOATS = torch.tensor([-2.5, -0.0, 0.0, 1.5, 3.25, -7.75, 1e-30, 65504.0])
 
+
+def bounded(a: torch.Tensor) -> torch.Tensor:
+    """``a`` clamped to +-2**24, where OpenVINO divides integers exactly: the division is delegated."""
+    return a.clamp(-(2**24), 2**24)
+
+
+def small(b: torch.Tensor) -> torch.Tensor:
+    """A divisor within -100 .. 100 (no value changes)."""
+    return b.clamp(-100, 100)
+
+
 CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[str, ...]]] = {
     # name: (function, inputs, kernels allowed to stay on the CPU)
-    "floor_divide_int32_by_tensor": (lambda a, b: a // b, (NEGATIVES, DIVISORS), ()),
-    "floor_divide_int32_by_scalar": (lambda a: a // 3, (NEGATIVES,), ()),
+    # Integer division is delegated where its operands are bounded within 2**24.
+    "floor_divide_int32_by_tensor": (
+        lambda a, b: bounded(a) // small(b),
+        (NEGATIVES, DIVISORS),
+        (),
+    ),
+    "floor_divide_int32_by_scalar": (lambda a: bounded(a) // 3, (NEGATIVES,), ()),
     "div_floor_int64": (
-        lambda a, b: torch.div(a, b, rounding_mode="floor"),
-        (NEGATIVES.long(), DIVISORS.long()),
+        lambda a, b: torch.div(bounded(a.long()), small(b.long()), rounding_mode="floor"),
+        (NEGATIVES, DIVISORS),
         (),
     ),
     "div_trunc_int32": (
-        lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+        lambda a, b: torch.div(bounded(a), small(b), rounding_mode="trunc"),
         (NEGATIVES, DIVISORS),
         (),
     ),
@@ -40,15 +56,19 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[str, ...]]] = 
         ("aten::div",),
     ),
     "greater_than_int64_min": (lambda a: (a > -(2**63), a >= -(2**63)), (FLOATS,), ()),
-    "remainder_int32_negative": (lambda a, b: a % b, (NEGATIVES[:6], DIVISORS[:6]), ()),
+    "remainder_int32_negative": (
+        lambda a, b: bounded(a) % small(b),
+        (NEGATIVES[:6], DIVISORS[:6]),
+        (),
+    ),
     "compare_int32_past_2_24": (
         lambda a, b: (a == b, a != b, a < b, a >= b, a == 2**24, a > 2**24),
         (torch.tensor([2**24 + 1, 5, -3], dtype=I32), torch.tensor([2**24, 5, 7], dtype=I32)),
         (),
     ),
     "compare_int64_past_2_24": (
-        lambda a, b: (a == b, a <= b),
-        (torch.tensor([2**24 + 1, -3]), torch.tensor([2**24, -3])),
+        lambda a, b: (a.long() == b.long(), a.long() <= b.long()),
+        (torch.tensor([2**24 + 1, -3], dtype=I32), torch.tensor([2**24, -3], dtype=I32)),
         (),
     ),
     "int8_wraps": (
@@ -97,7 +117,7 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[str, ...]]] = 
         ),
         (),
     ),
-    "cumsum_int32_past_2_24": (lambda a: a.cumsum(0), (PAST_2_24,), ()),
+    "cumsum_int32_past_2_24": (lambda a: bounded(a).cumsum(0), (PAST_2_24,), ()),
     "argmax_float_ties": (lambda a: a.argmax(), (torch.tensor([1.0, 3.0, 3.0, 2.0]),), ()),
     "where_inf": (
         lambda a: torch.where(a > 0, a, torch.full_like(a, float("-inf"))).nan_to_num(
@@ -122,6 +142,35 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[str, ...]]] = 
     "logical_ops_of_floats_and_ints": (
         lambda a, b: (torch.logical_and(a, b), torch.logical_or(a > 0, b), torch.logical_xor(a, b)),
         (FLOATS, torch.tensor([0, 3, 0, -1, 7, 0, 0, 2], dtype=I32)),
+        (),
+    ),
+    # Past OpenVINO's 32-bit int64 and its float32 integer division: kept on the CPU.
+    "prod_int32_to_2_40": (
+        lambda a: (a.prod(), a.prod(0), a + 1),
+        (torch.tensor([2**20, 2**20], dtype=I32),),
+        ("aten::prod",),
+    ),
+    "int64_past_2_31": (
+        lambda a, b, x: (a.abs(), a + b, a * b, x * 2),
+        (torch.tensor([2**40, -(2**40), 3]), torch.tensor([2**31, 5, -(2**33)]), FLOATS),
+        ("aten::abs", "aten::add", "aten::mul"),
+    ),
+    "int32_division_near_2_31": (
+        lambda a, b: (a // b, a % b, torch.div(a, b, rounding_mode="trunc"), a + 1),
+        (
+            torch.tensor([2**31 - 1, -(2**31) + 1, 16777217, -7], dtype=I32),
+            torch.tensor([1, 7, 1, 2], dtype=I32),
+        ),
+        ("aten::div",),
+    ),
+    "int32_pow_near_2_31": (
+        lambda a: (a.pow(3), a + 1),
+        (torch.tensor([1290, -1290, 1289, 7], dtype=I32),),
+        ("aten::pow",),
+    ),
+    "bounded_int64_positions_stay_delegated": (
+        lambda a: (torch.arange(a.shape[0]) * 3 + 1, (a > 0).cumsum(0) // 2),
+        (FLOATS,),
         (),
     ),
     "topk_of_zero": (

@@ -16,6 +16,7 @@ from executorch.exir.backend.utils import tag_constant_data
 from torch.export import ExportedProgram
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
+from ov_partition.integer_ranges import narrowed_nodes
 from ov_partition.mutable_buffers import tag_mutated_buffers
 from ov_partition.op_support import FAKE_QUANTIZE_OPS, OpenvinoOperatorSupport
 from ov_partition.trial_lowering import (
@@ -108,6 +109,11 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         the CPU whole. Lowering therefore never fails on a node the converter
         refuses.
 
+        Integer work that OpenVINO's CPU plugin computes narrower than
+        PyTorch stays on the CPU unless its values provably fit
+        (:mod:`ov_partition.integer_ranges`; compile spec
+        ``allow_int64_narrowing`` delegates int64 work anyway).
+
         A buffer the program mutates goes with the partition that reads and
         writes it, where it stays as OpenVINO state between calls
         (:func:`ov_partition.mutable_buffers.tag_mutated_buffers`).
@@ -120,7 +126,10 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
                 BACKEND_ID,
             )
         trial = None if backend is None else (list(self.delegation_spec.compile_specs), backend)
-        refused: dict[str, str] = {}
+        # Integer work OpenVINO would compute narrower stays on the CPU from the start.
+        refused = narrowed_nodes(
+            exported_program, int64=self.options.allow_int64_narrowing != "true"
+        )
         converted: set[frozenset[str]] = set()
         support = OpenvinoOperatorSupport(self.skip_ops, refused)
         partitions = self._propose(exported_program, support)

@@ -1,12 +1,15 @@
-"""Decompositions of ops ExecuTorch's edge checker rejects, into core ATen ops computing the same.
+"""Decompositions applied before lowering, into core ATen ops computing the same.
 
 ``to_edge`` refuses a program holding an op outside core ATen that has no
 decomposition of its own (``aten.round.decimals``,
 ``aten.linalg_solve_triangular``, which ``MultivariateNormal.log_prob``
-calls), before any partitioner sees it. :data:`DECOMPOSITIONS` is a table for
+calls), before any partitioner sees it. And ExecuTorch 1.5.1's CPU kernel of
+integer ``remainder`` takes the dividend's sign (C's ``%``: ``-7 % 2`` gives
+-1, PyTorch 1), so an integer remainder the partitioner leaves on the CPU
+would be wrong. :data:`DECOMPOSITIONS` is a table for
 ``ExportedProgram.run_decompositions``, applied before lowering
 (``ov_runtime.lower`` does), which turns each such op into core ATen ops that
-OpenVINO and ExecuTorch's kernels both run.
+OpenVINO and ExecuTorch's kernels both compute exactly.
 """
 
 from __future__ import annotations
@@ -71,9 +74,25 @@ def solve_triangular(
     return torch.cat([rows[i] for i in range(n)], dim=-2)
 
 
+def integer_remainder(a: torch.Tensor, b: torch.Tensor | int) -> Any:
+    """``a % b`` of integers as ``a - b * (a // b)``; ``NotImplemented`` (kept whole) for floats.
+
+    The floor division runs where it is exact (OpenVINO within 2**24,
+    ExecuTorch's kernel elsewhere); the product and difference wrap in int32
+    as PyTorch's do, on either side.
+    """
+    if a.is_floating_point() or (isinstance(b, torch.Tensor) and b.is_floating_point()):
+        return NotImplemented
+    if isinstance(b, float):
+        return NotImplemented
+    return a - b * torch.div(a, b, rounding_mode="floor")
+
+
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.round.decimals: round_decimals,
     aten.linalg_solve_triangular.default: solve_triangular,
+    aten.remainder.Tensor: integer_remainder,
+    aten.remainder.Scalar: integer_remainder,
 }
 """Op overload to decomposition, for ``ExportedProgram.run_decompositions``."""
 

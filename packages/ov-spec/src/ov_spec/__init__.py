@@ -6,6 +6,7 @@ OpenVINO or PyTorch.
 
 from ov_spec.backend_id import BACKEND_ID
 from ov_spec.compile_spec import (
+    ALLOW_INT64_NARROWING,
     CACHE_DIR,
     CPU_DEFAULT_PRECISION,
     DEFAULT_DEVICE,
@@ -28,6 +29,7 @@ from ov_spec.op_names import target_name
 __all__ = [  # noqa: RUF022 - grouped by topic
     "BACKEND_ID",
     # compile spec keys and values
+    "ALLOW_INT64_NARROWING",
     "CACHE_DIR",
     "CPU_DEFAULT_PRECISION",
     "DEFAULT_DEVICE",

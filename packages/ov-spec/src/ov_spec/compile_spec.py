@@ -32,6 +32,9 @@ key                         values                          default
 ``dynamic_quantization_``   a group size, ``0`` for none    ``0`` on the CPU at ``f32``
 ``group_size``                                              precision; OpenVINO's own
                                                             elsewhere
+``allow_int64_narrowing``   ``true``, ``false``             ``false`` (int64 work not
+                                                            proved to fit in 32 bits
+                                                            stays on the CPU)
 ==========================  ==============================  =========================
 """
 
@@ -51,6 +54,7 @@ CACHE_DIR = "cache_dir"
 INFERENCE_NUM_THREADS = "inference_num_threads"
 ENABLE_CPU_PINNING = "enable_cpu_pinning"
 DYNAMIC_QUANTIZATION_GROUP_SIZE = "dynamic_quantization_group_size"
+ALLOW_INT64_NARROWING = "allow_int64_narrowing"
 
 DEFAULT_DEVICE = "CPU"
 PRECISIONS = ("f32", "f16", "bf16")
@@ -114,6 +118,12 @@ class OpenvinoOptions:
             trading about 1e-2 of error for speed; ``"0"`` turns that off.
             ``None`` means ``0`` on the CPU at ``f32`` precision, where results
             must match float32, and OpenVINO's default elsewhere.
+        allow_int64_narrowing: ``true`` or ``false``: whether the partitioner
+            delegates int64 work whose values it cannot prove to fit in 32
+            bits. OpenVINO's CPU plugin computes int64 in 32 bits, so ``true``
+            is faster where such nodes sit between delegated ones, and wraps
+            values past the int32 range; ``None`` means ``false``. Read by the
+            partitioner only.
 
     Raises:
         CompileSpecError: A field holds a value OpenVINO would not accept; the
@@ -146,6 +156,14 @@ class OpenvinoOptions:
         metadata={
             "help": "group size for int8 activations of compressed-weight layers, 0 for "
             "none (default: 0 on CPU at f32, OpenVINO's own elsewhere)"
+        },
+    )
+
+    allow_int64_narrowing: str | None = field(
+        default=None,
+        metadata={
+            "help": "true or false: delegate int64 work not proved to fit in 32 bits, which "
+            "OpenVINO computes in 32 bits (default: false, kept on the CPU)"
         },
     )
 
@@ -182,11 +200,12 @@ class OpenvinoOptions:
                 f"compile spec {DYNAMIC_QUANTIZATION_GROUP_SIZE!r} has the value {group!r}; "
                 "expected a whole number below 2**31, such as '32', or '0' for none"
             )
-        if self.enable_cpu_pinning not in (None, "true", "false"):
-            raise CompileSpecError(
-                f"compile spec {ENABLE_CPU_PINNING!r} has the value "
-                f"{self.enable_cpu_pinning!r}; expected true or false"
-            )
+        for key in (ENABLE_CPU_PINNING, ALLOW_INT64_NARROWING):
+            if getattr(self, key) not in (None, "true", "false"):
+                raise CompileSpecError(
+                    f"compile spec {key!r} has the value {getattr(self, key)!r}; "
+                    "expected true or false"
+                )
         cache_dir = self.cache_dir
         if cache_dir is not None and os.path.exists(cache_dir) and not os.path.isdir(cache_dir):
             raise CompileSpecError(

@@ -9,9 +9,7 @@ program, and the program its bytes. Programs run in the native library
 
 from __future__ import annotations
 
-import atexit
 import threading
-import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +20,7 @@ from ov_runtime.exceptions import ExecutionError
 from ov_runtime.facade.method_inputs import as_input_list, check_inputs, method_inputs
 from ov_runtime.facade.values import from_value, laid_out, to_value
 from ov_runtime.native import load_backend, take_last_error
-from ov_runtime.native.runner import NativeRunner
+from ov_runtime.native.runner import NativeRunner, calls_in_flight
 
 
 def _failure(message: str, error: RuntimeError) -> ExecutionError:
@@ -31,21 +29,6 @@ def _failure(message: str, error: RuntimeError) -> ExecutionError:
     return ExecutionError(
         f"{message}: {error}" + (f"; OpenVINO delegate: {reason}" if reason else "")
     )
-
-
-_LIVE_PROGRAMS: weakref.WeakSet[LoadedProgram] = weakref.WeakSet()
-
-
-@atexit.register
-def _finish_calls() -> None:
-    """At interpreter exit, wait for calls in flight and let no new one start.
-
-    A daemon thread may be inside a program when the process exits; the
-    libraries' static objects (OpenVINO's thread pools) must not be destroyed
-    under it. Each program's lock is taken and kept.
-    """
-    for program in list(_LIVE_PROGRAMS):
-        program._lock.acquire()
 
 
 class LoadedMethod:
@@ -86,14 +69,16 @@ class LoadedMethod:
                 message and in the log.
         """
         values = as_input_list(inputs, len(self._inputs), self.name)
-        check_inputs(self._inputs, values)
-        # Tensors in the method's memory order, alive while the native side reads them.
-        held = [
-            laid_out(value, spec.dim_order) if spec.kind == "tensor" else value
-            for value, spec in zip(values, self._inputs, strict=True)
-        ]
-        orders = [spec.dim_order for spec in self._inputs]
-        return self.program.execute(self.name, held, orders)
+        # PyTorch's ops below run native code too: interpreter exit waits for them.
+        with calls_in_flight.call():
+            check_inputs(self._inputs, values)
+            # Tensors in the method's memory order, alive while the native side reads them.
+            held = [
+                laid_out(value, spec.dim_order) if spec.kind == "tensor" else value
+                for value, spec in zip(values, self._inputs, strict=True)
+            ]
+            orders = [spec.dim_order for spec in self._inputs]
+            return self.program.execute(self.name, held, orders)
 
 
 class LoadedProgram:
@@ -116,7 +101,6 @@ class LoadedProgram:
         self._runner = NativeRunner(data)
         self._loaded: set[str] = set()
         self._lock = threading.Lock()
-        _LIVE_PROGRAMS.add(self)
 
     @property
     def method_names(self) -> set[str]:
@@ -154,10 +138,11 @@ class LoadedProgram:
         Raises:
             ExecutionError: ExecuTorch or a delegate failed.
         """
-        values = [to_value(value, order) for value, order in zip(inputs, orders, strict=True)]
-        with self._lock:
-            outputs = self._runner.execute(name, values)
-            return [from_value(output) for output in outputs]
+        with calls_in_flight.call():
+            values = [to_value(value, order) for value, order in zip(inputs, orders, strict=True)]
+            with self._lock:
+                outputs = self._runner.execute(name, values)
+                return [from_value(output) for output in outputs]
 
     def _check_name(self, name: str) -> None:
         if name not in self._program.method_names:

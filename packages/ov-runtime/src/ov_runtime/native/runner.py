@@ -67,35 +67,45 @@ def _runner_library() -> ctypes.CDLL:
     return library
 
 
-class _CallsInFlight:
-    """Counts native calls in progress so that interpreter exit waits for them.
+class CallsInFlight:
+    """Counts calls into native code in progress so that interpreter exit waits for them.
 
-    Python runs daemon threads until its finalization stops them, while the
-    process's exit already destroys the native libraries' static objects. A
-    daemon thread still inside OpenVINO then can abort the process ("terminate
-    called without an active exception"). At exit, :meth:`drain` stops new
-    calls (their threads wait until the process ends) and waits for those in
-    progress to return.
+    Python runs daemon threads until its finalization starts, while the
+    process's exit already destroys the native libraries' static objects, and
+    a thread that takes the GIL back once finalization has started is ended on
+    the spot. Either aborts the process ("terminate called without an active
+    exception") when it meets a thread inside OpenVINO, or inside a PyTorch op
+    (which gives up the GIL and takes it back in a ``noexcept`` destructor).
+    So a caller holds a place across all its native work, tensor copies
+    included, and at exit :meth:`drain` refuses new calls (their threads wait
+    in Python until the process ends) and waits for those in progress. Places
+    nest: a thread that holds one enters again without waiting.
     """
 
     def __init__(self) -> None:
         self._condition = threading.Condition()
         self._count = 0
         self._closing = False
+        self._depth = threading.local()
 
     @contextlib.contextmanager
     def call(self) -> Iterator[None]:
-        """Hold one place while the native call inside runs."""
-        with self._condition:
-            while self._closing:
-                self._condition.wait()  # until the process ends
-            self._count += 1
+        """Hold one place while the native work inside runs."""
+        depth: int = getattr(self._depth, "value", 0)
+        if depth == 0:
+            with self._condition:
+                while self._closing:
+                    self._condition.wait()  # until the process ends
+                self._count += 1
+        self._depth.value = depth + 1
         try:
             yield
         finally:
-            with self._condition:
-                self._count -= 1
-                self._condition.notify_all()
+            self._depth.value = depth
+            if depth == 0:
+                with self._condition:
+                    self._count -= 1
+                    self._condition.notify_all()
 
     def drain(self, timeout: float = 30.0) -> None:
         """Refuse new calls, then wait up to ``timeout`` seconds for the calls in progress."""
@@ -104,8 +114,8 @@ class _CallsInFlight:
             self._condition.wait_for(lambda: self._count == 0, timeout)
 
 
-_in_flight = _CallsInFlight()
-atexit.register(_in_flight.drain)
+calls_in_flight = CallsInFlight()
+atexit.register(calls_in_flight.drain)
 
 
 def _failure(what: str, code: int) -> ExecutionError:
@@ -144,7 +154,7 @@ class NativeRunner:
         Raises:
             ExecutionError: ExecuTorch or a delegate refused it; with the delegate's reason.
         """
-        with _in_flight.call():
+        with calls_in_flight.call():
             code = self._library.ov_executorch_runner_load_method(self._handle, name.encode())
         if code:
             raise _failure(f"loading method {name!r}", code)
@@ -157,17 +167,17 @@ class NativeRunner:
         """
         values = (Value * len(inputs))(*inputs)
         count = ctypes.c_size_t()
-        with _in_flight.call():
+        with calls_in_flight.call():
             code = self._library.ov_executorch_runner_execute(
                 self._handle, name.encode(), values, len(inputs), ctypes.byref(count)
             )
-        if code:
-            raise _failure(f"method {name!r}", code)
-        outputs = [Value() for _ in range(count.value)]
-        for index, output in enumerate(outputs):
-            code = self._library.ov_executorch_runner_output(
-                self._handle, index, ctypes.byref(output)
-            )
             if code:
-                raise _failure(f"reading output {index} of method {name!r}", code)
+                raise _failure(f"method {name!r}", code)
+            outputs = [Value() for _ in range(count.value)]
+            for index, output in enumerate(outputs):
+                code = self._library.ov_executorch_runner_output(
+                    self._handle, index, ctypes.byref(output)
+                )
+                if code:
+                    raise _failure(f"reading output {index} of method {name!r}", code)
         return outputs
