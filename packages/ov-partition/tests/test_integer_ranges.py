@@ -119,3 +119,26 @@ def test_the_partitioner_keeps_unbounded_int64_on_the_cpu_unless_the_spec_allows
     narrowing = OpenvinoPartitioner(compile_specs(allow_int64_narrowing="true"))
     narrowing.partition(edge_program(Prod(), (x,)))
     assert "aten_prod_default" not in narrowing.rejections
+
+
+class Pool(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.max_pool2d(x, 2)
+
+
+def test_pooling_indices_nobody_reads_do_not_keep_the_pooling_on_the_cpu():
+    program = edge_program(Pool(), (torch.randn(1, 2, 4, 4),))
+    assert narrowed_nodes(program) == {}
+
+
+class Checked(torch.nn.Module):
+    def forward(self, x, position):
+        n = position[-1].item()
+        torch._check(n >= 0)
+        torch._check(n < 8)
+        return x[n] * 2, position.abs()
+
+
+def test_an_int64_read_by_a_checked_item_alone_stays_delegated():
+    program = edge_program(Checked(), (torch.randn(8, 3), torch.tensor([2**40, 3])))
+    assert sorted(narrowed_nodes(program)) == ["aten_abs_default"]

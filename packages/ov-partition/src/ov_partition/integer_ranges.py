@@ -93,7 +93,10 @@ _MOVES_VALUES: dict[str, tuple[int, ...] | None] = {
     "aten.stack": None,
     "aten.where": (1, 2),
 }
-_INDEX_OUTPUTS = frozenset({"aten.sort", "aten.topk", "aten.max", "aten.min"})
+_INDEX_OUTPUTS = frozenset(
+    {"aten.sort", "aten.topk", "aten.max", "aten.min"}
+    | {"aten.max_pool2d_with_indices", "aten.max_pool3d_with_indices"}
+)
 _CASTS = frozenset({"aten._to_copy", "dim_order_ops._to_dim_order_copy", "aten.to", "aten.type_as"})
 _ZERO_FILLS = frozenset({"aten.zeros", "aten.zeros_like", "aten.empty", "aten.empty_like"})
 _ONE_FILLS = frozenset({"aten.ones", "aten.ones_like"})
@@ -108,6 +111,8 @@ _SHAPE_READERS = frozenset(
 # A reader at these argument positions uses the values as indices.
 _INDEX_ARGUMENTS: dict[str, tuple[int, ...]] = {
     "aten.embedding": (1,),
+    "aten.embedding_bag": (1, 2),
+    "aten._embedding_bag": (1, 2),
     "aten.index": (1,),
     "aten.index_put": (1,),
     "aten.gather": (2,),
@@ -401,8 +406,14 @@ def _flat(argument: object) -> list[object]:
     return list(argument) if isinstance(argument, list | tuple) else [argument]
 
 
-def _index_only(node: torch.fx.Node, memo: dict[torch.fx.Node, bool]) -> bool:
-    """Whether every reader of ``node`` uses its values as indices, directly or after moving them."""
+def _index_only(
+    node: torch.fx.Node, ranges: IntegerRanges, memo: dict[torch.fx.Node, bool]
+) -> bool:
+    """Whether every reader of ``node`` uses its values as indices, directly or after moving them.
+
+    ``item()`` counts as such a use when the export bounds its result within
+    int32 (``torch._check``): a valid input lies there, narrowed or not.
+    """
     if node in memo:
         return memo[node]
     memo[node] = False  # a cycle cannot happen in a graph; this guards the recursion
@@ -411,16 +422,37 @@ def _index_only(node: torch.fx.Node, memo: dict[torch.fx.Node, bool]) -> bool:
         name = _packet(user)
         if name in _SHAPE_READERS:
             continue
+        if name == "aten._local_scalar_dense" and _within(ranges.of(user), INT32):
+            continue
         positions = _INDEX_ARGUMENTS.get(name, ())
         as_index = any(
             position < len(user.args) and node in _flat(user.args[position])
             for position in positions
         )
-        if not as_index and not (name in _MOVES_VALUES and _index_only(user, memo)):
+        if not as_index and not (name in _MOVES_VALUES and _index_only(user, ranges, memo)):
             result = False
             break
     memo[node] = result
     return result
+
+
+def _unbounded_int64(
+    node: torch.fx.Node, ranges: IntegerRanges, memo: dict[torch.fx.Node, bool]
+) -> bool:
+    """Whether ``node`` is an int64 tensor not proved to fit in int32, nor read as indices alone.
+
+    A node of several outputs (``max_pool2d_with_indices``) is judged by the
+    outputs the graph reads (its ``getitem`` users).
+    """
+    value = node.meta.get("val")
+    if isinstance(value, list | tuple):
+        return any(
+            user.target is operator.getitem and _unbounded_int64(user, ranges, memo)
+            for user in node.users
+        )
+    if not isinstance(value, torch.Tensor) or value.dtype != torch.int64:
+        return False
+    return not (_within(ranges.of(node), INT32) or _index_only(node, ranges, memo))
 
 
 def narrowed_nodes(program: ExportedProgram, *, int64: bool = True) -> dict[str, str]:
@@ -460,18 +492,17 @@ def _narrowing(
             )
     if not int64:
         return None
-    if any(t.dtype == torch.int64 for t in written) and not (
-        _within(ranges.of(node), INT32) or _index_only(node, memo)
-    ):
+    if _unbounded_int64(node, ranges, memo):
         return (
             "writes int64 values not proved to fit in 32 bits, and OpenVINO's CPU plugin "
             "computes int64 in 32 bits (compile spec allow_int64_narrowing=true delegates it)"
         )
-    for source in [] if _packet(node) in _SHAPE_READERS else node.all_input_nodes:
-        tensor = _tensor(source.meta.get("val"))
-        if tensor is None or tensor.dtype != torch.int64:
-            continue
-        if not (_within(ranges.of(source), INT32) or _index_only(source, memo)):
+    # A node that reads no values, or moves them to index uses alone, narrows nothing that matters.
+    harmless = _packet(node) in _SHAPE_READERS or (
+        _packet(node) in _MOVES_VALUES and _index_only(node, ranges, memo)
+    )
+    for source in [] if harmless else node.all_input_nodes:
+        if _unbounded_int64(source, ranges, memo):
             return (
                 f"reads int64 values of {source.name} not proved to fit in 32 bits, and "
                 "OpenVINO's CPU plugin computes int64 in 32 bits "

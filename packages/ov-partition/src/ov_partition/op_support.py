@@ -288,6 +288,9 @@ class OpenvinoOperatorSupport(OperatorSupportBase):
         skip_ops: Op names (``aten.nonzero.default``) the caller keeps on the CPU.
         refused: Node name to the reason OpenVINO's converter refused that node
             in a trial lowering; those nodes stay on the CPU.
+        narrowed: Node name to the reason OpenVINO would compute that node's
+            integers narrower than PyTorch (``integer_ranges.narrowed_nodes``);
+            those stay on the CPU too, with the reason of any other check first.
 
     Attributes:
         rejections: Node name to the reason it stays on ExecuTorch's CPU kernels,
@@ -295,12 +298,16 @@ class OpenvinoOperatorSupport(OperatorSupportBase):
     """
 
     def __init__(
-        self, skip_ops: Collection[str] = (), refused: Mapping[str, str] | None = None
+        self,
+        skip_ops: Collection[str] = (),
+        refused: Mapping[str, str] | None = None,
+        narrowed: Mapping[str, str] | None = None,
     ) -> None:
         """Start with no rejections recorded."""
         super().__init__()
         self.skip_ops = frozenset(skip_ops)
         self.refused = dict(refused or {})
+        self.narrowed = dict(narrowed or {})
         self.rejections: dict[str, str] = {}
 
     def _reason(self, node: torch.fx.Node) -> str | None:
@@ -312,7 +319,7 @@ class OpenvinoOperatorSupport(OperatorSupportBase):
             reason = check(node)
             if reason is not None:
                 return reason
-        return None
+        return self.narrowed.get(node.name)
 
     def is_node_supported(
         self, submodules: Mapping[str, torch.nn.Module], node: torch.fx.Node

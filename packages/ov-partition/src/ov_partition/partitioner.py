@@ -126,12 +126,12 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
                 BACKEND_ID,
             )
         trial = None if backend is None else (list(self.delegation_spec.compile_specs), backend)
-        # Integer work OpenVINO would compute narrower stays on the CPU from the start.
-        refused = narrowed_nodes(
+        narrowed = narrowed_nodes(
             exported_program, int64=self.options.allow_int64_narrowing != "true"
         )
+        refused: dict[str, str] = {}
         converted: set[frozenset[str]] = set()
-        support = OpenvinoOperatorSupport(self.skip_ops, refused)
+        support = OpenvinoOperatorSupport(self.skip_ops, refused, narrowed)
         partitions = self._propose(exported_program, support)
         trial_round = 0
         while trial is not None:
@@ -147,7 +147,7 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
                 refused.update(
                     _refusals(exported_program, untried[index], error, trial_round, trial)
                 )
-            support = OpenvinoOperatorSupport(self.skip_ops, refused)
+            support = OpenvinoOperatorSupport(self.skip_ops, refused, narrowed)
             partitions = self._propose(exported_program, support)
 
         partition_tags: dict[str, DelegationSpec] = {}
