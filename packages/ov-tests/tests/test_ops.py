@@ -173,6 +173,22 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[str, ...]]] = 
         (FLOATS,),
         (),
     ),
+    "nan_through_clamps_maxima_and_softmax": (
+        lambda a: (
+            torch.relu(a),
+            a.clamp(-0.5, 1.0),
+            torch.nn.functional.hardtanh(a),
+            a.exp().isnan(),  # exp's value differs from eager's in its last bit
+            torch.maximum(a, a.flip(1)),
+            a.amax(1),
+            *a.max(1),
+            a.argmax(1),
+            a.softmax(1).isnan(),
+            torch.nn.functional.max_pool2d(a[None], 2, 1),
+        ),
+        (torch.tensor([[float("nan"), -1.0, 2.0, 0.5], [1.0, float("nan"), -3.0, 4.0]]),),
+        (),
+    ),
     "topk_of_zero": (
         lambda a: (torch.topk(a + 1, 0, dim=1).values, a - 1),
         (NEGATIVES_2D,),

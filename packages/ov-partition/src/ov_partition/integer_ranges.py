@@ -200,9 +200,11 @@ class IntegerRanges:
         value = node.meta.get("val")
         if isinstance(value, torch.SymInt | int) and not isinstance(value, bool):
             return self.of(value)
+        if node.target is operator.getitem and (indices := self._indices_of(node)) is not None:
+            return indices
+        if isinstance(value, list | tuple):  # several outputs (split): the hull of their values
+            return self._by_value(node)
         tensor = _tensor(value)
-        if tensor is None and node.target is operator.getitem:
-            return self._indices_of(node)
         if tensor is None or tensor.is_floating_point() or tensor.is_complex():
             return None
         by_dtype = _DTYPE_RANGES.get(tensor.dtype)

@@ -8,6 +8,7 @@ from ov_passes.integer_comparisons import integer_comparisons_by_difference
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
 from ov_passes.logical_ops import logical_ops_as_bitwise
 from ov_passes.nan_comparisons import greater_as_less
+from ov_passes.nan_propagation import nan_through_clamps_and_maxima
 from ov_passes.no_op_aliases import drop_no_op_aliases
 from ov_passes.pipeline import GraphPass, call_function, op_name, replace_node, run_passes
 from ov_passes.quantization import (
@@ -34,6 +35,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     integer_floor_division_by_truncation,
     integer_comparisons_by_difference,
     small_arguments_by_series,
+    nan_through_clamps_and_maxima,
     greater_as_less,
     slice_bounds_as_tensors,
     view_sizes_from_metadata,
@@ -71,6 +73,7 @@ __all__ = [
     "integer_comparisons_by_difference",
     "integer_floor_division_by_truncation",
     "logical_ops_as_bitwise",
+    "nan_through_clamps_and_maxima",
     "needs_decompositions",
     "op_name",
     "output_scales_onto_weights",

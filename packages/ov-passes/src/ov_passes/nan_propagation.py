@@ -1,0 +1,167 @@
+"""NaN through clamps, maxima and ``exp`` as in PyTorch.
+
+OpenVINO's CPU plugin drops NaN where PyTorch keeps it: ``relu``, ``clamp``,
+``hardtanh`` and ``maximum`` of NaN give a bound or the other operand, ``exp``
+of NaN gives inf, and ``amax`` and ``softmax`` skip NaN (measured through the
+delegate: ``relu(nan)`` gave 0, ``amax([nan, 2])`` gave 2). Each such float op
+becomes ``where(isnan(x), nan, op(x))``, with ``isnan`` reduced over the same
+dims for a reduction and over the softmax's dim for a softmax.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import torch
+
+from ov_passes.pipeline import call_function, op_name
+
+aten = torch.ops.aten
+
+_ELEMENTWISE = frozenset(
+    {
+        "aten.relu.default",
+        "aten.clamp.default",
+        "aten.clamp.Tensor",
+        "aten.hardtanh.default",
+        "aten.exp.default",
+    }
+)
+_BINARY = frozenset({"aten.maximum.default", "aten.minimum.default"})
+_REDUCTIONS = frozenset({"aten.amax.default", "aten.amin.default"})
+_SOFTMAX = frozenset(
+    {"aten._softmax.default", "aten._log_softmax.default"}
+    | {"aten.softmax.int", "aten.log_softmax.int"}
+)
+_ARG = frozenset({"aten.argmax.default", "aten.argmin.default"})
+_WITH_INDICES = frozenset({"aten.max.dim", "aten.min.dim"})
+_POOLS = frozenset({"aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default"})
+
+
+def _is_float(node: object) -> bool:
+    value = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+    return isinstance(value, torch.Tensor) and value.is_floating_point()
+
+
+def _any_nan(graph: torch.fx.Graph, x: torch.fx.Node, dims: object) -> torch.fx.Node:
+    """``isnan(x)`` reduced with ``any`` over ``dims`` (kept), as a bool tensor."""
+    nan = call_function(graph, aten.isnan.default, (x,))
+    count = call_function(graph, aten._to_copy.default, (nan,), {"dtype": torch.float32})
+    total = call_function(graph, aten.amax.default, (count, dims, True))
+    return call_function(graph, aten.ne.Scalar, (total, 0.0))
+
+
+def _nan_floats(graph: torch.fx.Graph, x: torch.fx.Node) -> torch.fx.Node:
+    nan = call_function(graph, aten.isnan.default, (x,))
+    return call_function(graph, aten._to_copy.default, (nan,), {"dtype": torch.float32})
+
+
+def _reduced_dims(x: torch.fx.Node, dims: object) -> list[int]:
+    rank = x.meta["val"].dim()
+    listed = [] if dims is None else list(dims) if isinstance(dims, list | tuple) else [dims]
+    return [d % rank for d in listed if isinstance(d, int)] if listed else list(range(rank))
+
+
+def _any_nan_over(
+    graph: torch.fx.Graph, x: torch.fx.Node, dims: object, keep: bool
+) -> torch.fx.Node:
+    every = _reduced_dims(x, dims)
+    mask = _any_nan(graph, x, every)
+    return mask if keep else call_function(graph, aten.squeeze.dims, (mask, every))
+
+
+def _first_nan(graph: torch.fx.Graph, x: torch.fx.Node, dim: object, keep: bool) -> torch.fx.Node:
+    """The index of the first NaN along ``dim`` (PyTorch's arg-max and arg-min of a row with NaN)."""
+    return call_function(graph, aten.argmax.default, (_nan_floats(graph, x), dim, keep))
+
+
+def _propagated(node: torch.fx.Node) -> torch.fx.Node | None:
+    """The NaN mask ``node``'s result must carry, or None when ``node`` is not rewritten."""
+    name = op_name(node)
+    graph = node.graph
+    x = node.args[0]
+    if not isinstance(x, torch.fx.Node) or not _is_float(node):
+        return None
+    if name in _ELEMENTWISE:
+        return call_function(graph, aten.isnan.default, (x,))
+    if name in _BINARY and isinstance(node.args[1], torch.fx.Node):
+        left = call_function(graph, aten.isnan.default, (x,))
+        right = call_function(graph, aten.isnan.default, (node.args[1],))
+        return call_function(graph, aten.bitwise_or.Tensor, (left, right))
+    if name in _REDUCTIONS:
+        dims = node.args[1] if len(node.args) > 1 else []
+        return _any_nan_over(graph, x, dims, bool(node.args[2]) if len(node.args) > 2 else False)
+    if name in _SOFTMAX:
+        return _any_nan(graph, x, [node.args[1]])
+    return None
+
+
+def _with_indices(node: torch.fx.Node) -> bool:
+    """Rewrite the outputs of ``max.dim``/``min.dim`` or a max pooling that the graph reads."""
+    graph, x = node.graph, node.args[0]
+    if not isinstance(x, torch.fx.Node) or not _is_float(x):
+        return False
+    readers = {user.args[1]: user for user in node.users if user.target is operator.getitem}
+    with graph.inserting_before(node.next):
+        if op_name(node) in _POOLS:
+            pooled = call_function(graph, node.target, (_nan_floats(graph, x), *node.args[1:]))
+            first = call_function(graph, operator.getitem, (pooled, 0))
+            mask = call_function(graph, aten.ne.Scalar, (first, 0.0))
+            index = None
+        else:
+            dim, keep = node.args[1], bool(node.args[2]) if len(node.args) > 2 else False
+            mask = _any_nan_over(graph, x, dim, keep)
+            index = _first_nan(graph, x, dim, keep) if 1 in readers else None
+    for position, reader in readers.items():
+        if position == 1 and index is None:
+            continue  # a pooling's indices keep OpenVINO's answer
+        with graph.inserting_before(reader.next):
+            value = _nan(graph, reader) if position == 0 else index
+            selected = call_function(graph, aten.where.self, (mask, value, reader))
+        _redirect(reader, selected)
+    return bool(readers)
+
+
+def _redirect(node: torch.fx.Node, selected: torch.fx.Node) -> None:
+    """Make every user of ``node`` but ``selected`` (which reads it) read ``selected``."""
+    node.replace_all_uses_with(selected, delete_user_cb=lambda user: user is not selected)
+
+
+def _nan(graph: torch.fx.Graph, like: torch.fx.Node) -> torch.fx.Node:
+    dtype = like.meta["val"].dtype
+    return call_function(graph, aten.scalar_tensor.default, (float("nan"),), {"dtype": dtype})
+
+
+def nan_through_clamps_and_maxima(graph_module: torch.fx.GraphModule) -> bool:
+    """Make float clamps, maxima, ``exp``, reductions, arg-maxima, max pooling and softmaxes return NaN where PyTorch does.
+
+    Returns:
+        True when an op was rewritten.
+    """
+    graph = graph_module.graph
+    changed = False
+    for node in list(graph.nodes):
+        name = op_name(node)
+        if name in _WITH_INDICES | _POOLS:
+            changed |= _with_indices(node)
+            continue
+        if name not in _ELEMENTWISE | _BINARY | _REDUCTIONS | _SOFTMAX | _ARG:
+            continue
+        x = node.args[0]
+        if name in _ARG and isinstance(x, torch.fx.Node) and _is_float(x):
+            dim = node.args[1] if len(node.args) > 1 else None
+            keep = bool(node.args[2]) if len(node.args) > 2 else False
+            with graph.inserting_before(node.next):
+                mask = _any_nan_over(graph, x, dim, keep)
+                selected = call_function(
+                    graph, aten.where.self, (mask, _first_nan(graph, x, dim, keep), node)
+                )
+        else:
+            with graph.inserting_before(node.next):
+                carried = _propagated(node)
+                if carried is None:
+                    continue
+                selected = call_function(graph, aten.where.self, (carried, _nan(graph, node), node))
+        _redirect(node, selected)
+        changed = True
+    return changed

@@ -1,0 +1,55 @@
+"""The NaN rewrite keeps every result PyTorch gives, NaN, inf and indices included."""
+
+import pytest
+import torch
+from torch.nn import functional
+
+from ov_passes import nan_through_clamps_and_maxima
+
+NAN, INF = float("nan"), float("inf")
+X = torch.tensor([[NAN, -1.0, 2.0, 0.5], [1.0, NAN, -INF, 4.0], [INF, -3.0, 0.0, -0.0]])
+
+FUNCTIONS = {
+    "relu": torch.relu,
+    "clamp": lambda x: x.clamp(-0.5, 1.0),
+    "hardtanh": functional.hardtanh,
+    "exp": torch.exp,
+    "maximum": lambda x: torch.maximum(x, x.flip(1)),
+    "amax": lambda x: (x.amax(1), x.amin(), x.amax((0, 1), keepdim=True)),
+    "max_dim": lambda x: x.max(1),
+    "min_dim_kept": lambda x: x.min(0, keepdim=True),
+    "argmax": lambda x: (x.argmax(1), x.argmin(), x.argmax(0, keepdim=True)),
+    "softmax": lambda x: (x.softmax(1), x.log_softmax(0)),
+    "max_pool": lambda x: functional.max_pool2d(x[None], 2, 1, return_indices=True),
+}
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_the_rewrite_keeps_pytorchs_results(name):
+    function = FUNCTIONS[name]
+
+    class Wrapper(torch.nn.Module):
+        def forward(self, x):
+            return function(x)
+
+    module = torch.export.export(Wrapper(), (X,)).module(check_guards=False)
+    assert nan_through_clamps_and_maxima(module)
+    module.recompile()
+    wheres = [n for n in module.graph.nodes if n.target is torch.ops.aten.where.self]
+    assert wheres
+    for got, expected in zip(
+        torch.utils._pytree.tree_leaves(module(X)),
+        torch.utils._pytree.tree_leaves(function(X)),
+        strict=True,
+    ):
+        torch.testing.assert_close(got, expected, equal_nan=True)
+
+
+def test_integer_and_other_ops_are_left_alone():
+    class Wrapper(torch.nn.Module):
+        def forward(self, x, i):
+            return torch.sin(x), i.clamp(0, 3), i.amax()
+
+    inputs = (X, torch.tensor([1, 5, -2]))
+    module = torch.export.export(Wrapper(), inputs).module(check_guards=False)
+    assert not nan_through_clamps_and_maxima(module)
