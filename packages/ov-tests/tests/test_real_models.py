@@ -26,7 +26,14 @@ def test_minilm_demo_matches_eager_within_1e_5():
 
 
 @pytest.mark.slow
-def test_minilm_is_delegated_whole():
+def test_minilm_is_delegated_whole_but_the_int64_mask_cast():
     model, inputs = minilm(SENTENCES[:2])
-    outcome = check_program(model, inputs, atol=1e-5)
-    assert outcome.lowered.cpu_nodes == 0, outcome.lowered.rejections
+    # The attention mask is an int64 input, not proved to fit in 32 bits.
+    outcome = check_program(
+        model,
+        inputs,
+        atol=1e-5,
+        cpu_ops=("dim_order_ops::_to_dim_order_copy", "aten::unsqueeze_copy"),
+    )
+    kept = [why for why in outcome.lowered.rejections.values() if "32 bits" in why]
+    assert len(kept) == 2, outcome.lowered.rejections

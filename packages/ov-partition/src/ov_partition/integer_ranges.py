@@ -89,6 +89,7 @@ _MOVES_VALUES: dict[str, tuple[int, ...] | None] = {
         ),
         (0,),
     ),
+    "aten.copy": (1,),
     "aten.cat": None,
     "aten.stack": None,
     "aten.where": (1, 2),
@@ -138,6 +139,10 @@ def _hull(intervals: Iterable[Interval | None]) -> Interval | None:
     return (min(i[0] for i in known if i), max(i[1] for i in known if i))
 
 
+def _meet(a: Interval, b: Interval) -> Interval:
+    return (max(a[0], b[0]), min(a[1], b[1]))
+
+
 def _within(interval: Interval | None, bounds: Interval) -> bool:
     return interval is not None and bounds[0] <= interval[0] and interval[1] <= bounds[1]
 
@@ -166,9 +171,78 @@ class IntegerRanges:
             if getattr(symbol, "is_Symbol", False)
         }
         self._constants = _constant_values(program)
+        self._implied: dict[torch.fx.Node, Interval] = {}
         self.ranges: dict[torch.fx.Node, Interval | None] = {}
         for node in program.graph.nodes:
             self.ranges[node] = self._bound(node)
+        # A valid index lies within the dimension it indexes (PyTorch refuses
+        # others), which bounds the values it was computed from; bound again.
+        self._implied = self._implied_by_indexing(program)
+        if self._implied:
+            for node in program.graph.nodes:
+                self.ranges[node] = self._bound(node)
+
+    def _implied_by_indexing(self, program: ExportedProgram) -> dict[torch.fx.Node, Interval]:
+        """The bounds index uses imply, carried back through moves and ``add``/``sub`` of a bounded operand."""
+        implied: dict[torch.fx.Node, Interval] = {}
+        for node in reversed(program.graph.nodes):
+            bounds = [b for user in node.users if (b := self._index_extent(user, node))]
+            bounds += [b for user in node.users if (b := self._carried_back(user, node, implied))]
+            if bounds:
+                implied[node] = (max(b[0] for b in bounds), min(b[1] for b in bounds))
+        return implied
+
+    def _index_extent(self, user: torch.fx.Node, node: torch.fx.Node) -> Interval | None:
+        """``(-n, n - 1)`` when ``user`` indexes a dimension of at most ``n`` with ``node``."""
+        name = _packet(user)
+        source = (
+            _tensor(user.args[0].meta.get("val"))
+            if isinstance(user.args[0], torch.fx.Node)
+            else None
+        )
+        if source is None or name not in _INDEX_ARGUMENTS or name.startswith("aten._embedding"):
+            return None
+        position = _INDEX_ARGUMENTS[name][0]
+        if position >= len(user.args):
+            return None
+        indices = _flat(user.args[position])
+        if node not in indices:
+            return None
+        if name in ("aten.index", "aten.index_put"):
+            dim = indices.index(node)
+        elif name == "aten.embedding":
+            dim = 0
+        else:
+            dim = user.args[1] if isinstance(user.args[1], int) else -1
+        if not -source.dim() <= dim < source.dim():
+            return None
+        size = self.of(source.shape[dim])
+        return None if size is None else (-size[1], size[1] - 1)
+
+    def _carried_back(
+        self, user: torch.fx.Node, node: torch.fx.Node, implied: dict[torch.fx.Node, Interval]
+    ) -> Interval | None:
+        """What ``user``'s implied bound says of ``node``, one of its operands."""
+        bound = implied.get(user)
+        name = _packet(user)
+        if bound is None:
+            return None
+        if name in _MOVES_VALUES:
+            positions = _MOVES_VALUES[name]
+            values = user.args if positions is None else [user.args[p] for p in positions]
+            moved = [x for a in values for x in _flat(a)]
+            return bound if node in moved else None
+        if name not in ("aten.add", "aten.sub") or len(user.args) < 2:
+            return None
+        first, second = user.args[0], user.args[1]
+        other = self.of(second if first is node else first)
+        if other is None or (first is node) == (second is node):
+            return None
+        if name == "aten.add":  # node = user - other
+            return (bound[0] - other[1], bound[1] - other[0])
+        if first is node:  # node = user + other
+            return (bound[0] + other[0], bound[1] + other[1])
+        return (other[0] - bound[1], other[1] - bound[0])  # node = other - user
 
     def of(self, value: object) -> Interval | None:
         """The interval of a node, an int, a bool or a ``SymInt``; None when unbounded."""
@@ -209,6 +283,8 @@ class IntegerRanges:
             return None
         by_dtype = _DTYPE_RANGES.get(tensor.dtype)
         by_value = self._by_value(node)
+        if (implied := self._implied.get(node)) is not None:
+            by_value = implied if by_value is None else _meet(by_value, implied)
         if by_dtype is not None and by_value is not None:
             return (max(by_dtype[0], by_value[0]), min(by_dtype[1], by_value[1]))
         return by_value or by_dtype
@@ -501,7 +577,8 @@ def _narrowing(
         )
     # A node that reads no values, or moves them to index uses alone, narrows nothing that matters.
     harmless = _packet(node) in _SHAPE_READERS or (
-        _packet(node) in _MOVES_VALUES and _index_only(node, ranges, memo)
+        _packet(node) in _MOVES_VALUES
+        and (_index_only(node, ranges, memo) or _within(ranges.of(node), INT32))
     )
     for source in [] if harmless else node.all_input_nodes:
         if _unbounded_int64(source, ranges, memo):
