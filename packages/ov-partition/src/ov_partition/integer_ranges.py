@@ -27,6 +27,7 @@ dimension, so its narrowed value is the same.
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -37,7 +38,7 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
-from ov_spec import target_name
+from ov_partition.op_support import op_packet
 
 Interval = tuple[int, int]
 """Inclusive bounds of every element of an integer tensor (or of an int)."""
@@ -128,10 +129,6 @@ FLOAT32_COMPUTED = frozenset(
 """Integer ops OpenVINO's CPU plugin computes in float32 (exact within ``EXACT_IN_FLOAT32``)."""
 
 
-def _packet(node: torch.fx.Node) -> str:
-    return target_name(node.target).rsplit(".", 1)[0] if node.op == "call_function" else ""
-
-
 def _hull(intervals: Iterable[Interval | None]) -> Interval | None:
     known = list(intervals)
     if not known or any(interval is None for interval in known):
@@ -189,12 +186,12 @@ class IntegerRanges:
             bounds = [b for user in node.users if (b := self._index_extent(user, node))]
             bounds += [b for user in node.users if (b := self._carried_back(user, node, implied))]
             if bounds:
-                implied[node] = (max(b[0] for b in bounds), min(b[1] for b in bounds))
+                implied[node] = functools.reduce(_meet, bounds)
         return implied
 
     def _index_extent(self, user: torch.fx.Node, node: torch.fx.Node) -> Interval | None:
         """``(-n, n - 1)`` when ``user`` indexes a dimension of at most ``n`` with ``node``."""
-        name = _packet(user)
+        name = op_packet(user)
         source = (
             _tensor(user.args[0].meta.get("val"))
             if isinstance(user.args[0], torch.fx.Node)
@@ -224,14 +221,11 @@ class IntegerRanges:
     ) -> Interval | None:
         """What ``user``'s implied bound says of ``node``, one of its operands."""
         bound = implied.get(user)
-        name = _packet(user)
+        name = op_packet(user)
         if bound is None:
             return None
         if name in _MOVES_VALUES:
-            positions = _MOVES_VALUES[name]
-            values = user.args if positions is None else [user.args[p] for p in positions]
-            moved = [x for a in values for x in _flat(a)]
-            return bound if node in moved else None
+            return bound if node in _moved(user) else None
         if name not in ("aten.add", "aten.sub") or len(user.args) < 2:
             return None
         first, second = user.args[0], user.args[1]
@@ -283,17 +277,14 @@ class IntegerRanges:
             return None
         by_dtype = _DTYPE_RANGES.get(tensor.dtype)
         by_value = self._by_value(node)
-        if (implied := self._implied.get(node)) is not None:
-            by_value = implied if by_value is None else _meet(by_value, implied)
-        if by_dtype is not None and by_value is not None:
-            return (max(by_dtype[0], by_value[0]), min(by_dtype[1], by_value[1]))
-        return by_value or by_dtype
+        known = [b for b in (by_dtype, by_value, self._implied.get(node)) if b is not None]
+        return functools.reduce(_meet, known) if known else None
 
     def _indices_of(self, node: torch.fx.Node) -> Interval | None:
         source, index = node.args
         if not isinstance(source, torch.fx.Node) or index != 1:
             return None
-        if _packet(source) not in _INDEX_OUTPUTS or not source.args:
+        if op_packet(source) not in _INDEX_OUTPUTS or not source.args:
             return None
         return self._index_range(source.args[0])
 
@@ -307,14 +298,11 @@ class IntegerRanges:
             return self._constants.get(node.name)
         if node.op != "call_function":
             return None
-        name, args = _packet(node), node.args
+        name, args = op_packet(node), node.args
         if node.target is operator.getitem or name in _CASTS:
             return self._read(args[0])
         if name in _MOVES_VALUES:
-            positions = _MOVES_VALUES[name]
-            chosen = args if positions is None else [args[p] for p in positions if p < len(args)]
-            flat = [x for a in chosen for x in (a if isinstance(a, list) else [a])]
-            return _hull(self.of(a) for a in flat if isinstance(a, torch.fx.Node | int))
+            return _hull(self.of(a) for a in _moved(node) if isinstance(a, torch.fx.Node | int))
         rules: dict[str, Callable[[torch.fx.Node], Interval | None]] = {
             "aten.arange": self._arange,
             "aten.clamp": self._clamp,
@@ -484,6 +472,15 @@ def _flat(argument: object) -> list[object]:
     return list(argument) if isinstance(argument, list | tuple) else [argument]
 
 
+def _moved(node: torch.fx.Node) -> list[object]:
+    """The arguments whose values a node of ``_MOVES_VALUES`` passes on, lists flattened."""
+    positions = _MOVES_VALUES[op_packet(node)]
+    chosen = (
+        node.args if positions is None else [node.args[p] for p in positions if p < len(node.args)]
+    )
+    return [x for argument in chosen for x in _flat(argument)]
+
+
 def _index_only(
     node: torch.fx.Node, ranges: IntegerRanges, memo: dict[torch.fx.Node, bool]
 ) -> bool:
@@ -497,7 +494,7 @@ def _index_only(
     memo[node] = False  # a cycle cannot happen in a graph; this guards the recursion
     result = bool(node.users)
     for user in node.users:
-        name = _packet(user)
+        name = op_packet(user)
         if name in _SHAPE_READERS:
             continue
         if name == "aten._local_scalar_dense" and _within(ranges.of(user), INT32):
@@ -553,6 +550,12 @@ def narrowed_nodes(program: ExportedProgram, *, int64: bool = True) -> dict[str,
     return reasons
 
 
+_NOT_PROVED = (
+    "not proved to fit in 32 bits, and OpenVINO's CPU plugin computes int64 in 32 bits "
+    "(compile spec allow_int64_narrowing=true delegates it)"
+)
+
+
 def _narrowing(
     node: torch.fx.Node, ranges: IntegerRanges, memo: dict[torch.fx.Node, bool], *, int64: bool
 ) -> str | None:
@@ -560,33 +563,26 @@ def _narrowing(
     written = [outputs] if isinstance(outputs, torch.Tensor) else []
     if isinstance(outputs, list | tuple):
         written = [t for t in outputs if isinstance(t, torch.Tensor)]
-    if _packet(node) in FLOAT32_COMPUTED and _integer_result(written):
+    if op_packet(node) in FLOAT32_COMPUTED and _integer_result(written):
         # The quotient and remainder lie within their operands; a power may not.
-        operands = [node] if _packet(node) == "aten.pow" else node.args[:2]
+        operands = [node] if op_packet(node) == "aten.pow" else node.args[:2]
         if not all(_within(ranges.of(a), EXACT_IN_FLOAT32) for a in operands):
             return (
-                f"OpenVINO's CPU plugin computes integer {_packet(node)} in float32, exact "
+                f"OpenVINO's CPU plugin computes integer {op_packet(node)} in float32, exact "
                 "only within 2**24, and its operands are not proved to lie there"
             )
     if not int64:
         return None
     if _unbounded_int64(node, ranges, memo):
-        return (
-            "writes int64 values not proved to fit in 32 bits, and OpenVINO's CPU plugin "
-            "computes int64 in 32 bits (compile spec allow_int64_narrowing=true delegates it)"
-        )
+        return f"writes int64 values {_NOT_PROVED}"
     # A node that reads no values, or moves them to index uses alone, narrows nothing that matters.
-    harmless = _packet(node) in _SHAPE_READERS or (
-        _packet(node) in _MOVES_VALUES
+    harmless = op_packet(node) in _SHAPE_READERS or (
+        op_packet(node) in _MOVES_VALUES
         and (_index_only(node, ranges, memo) or _within(ranges.of(node), INT32))
     )
     for source in [] if harmless else node.all_input_nodes:
         if _unbounded_int64(source, ranges, memo):
-            return (
-                f"reads int64 values of {source.name} not proved to fit in 32 bits, and "
-                "OpenVINO's CPU plugin computes int64 in 32 bits "
-                "(compile spec allow_int64_narrowing=true delegates it)"
-            )
+            return f"reads int64 values of {source.name} {_NOT_PROVED}"
     return None
 
 

@@ -141,8 +141,8 @@ def _input_tensors(node: torch.fx.Node) -> list[torch.Tensor]:
     return [t for arg in node.all_input_nodes for t in _tensor_values(arg.meta.get("val"))]
 
 
-def _packet(node: torch.fx.Node) -> str:
-    """The op name without its overload: ``aten.max`` for ``aten.max.dim``."""
+def op_packet(node: torch.fx.Node) -> str:
+    """The op name without its overload: ``aten.max`` for ``aten.max.dim``; ``""`` for a non-call."""
     return op_name(node).rsplit(".", 1)[0]
 
 
@@ -156,44 +156,42 @@ def _check_dtypes(node: torch.fx.Node) -> str | None:
 
 
 def _check_bool_only_inputs(node: torch.fx.Node) -> str | None:
-    if _packet(node) not in _NO_BOOL_ONLY_INPUTS:
+    if op_packet(node) not in _NO_BOOL_ONLY_INPUTS:
         return None
     inputs = _input_tensors(node)
     if inputs and all(t.dtype == torch.bool for t in inputs):
-        return f"OpenVINO's {_packet(node)} refuses bool tensors"
+        return f"OpenVINO's {op_packet(node)} refuses bool tensors"
     return None
 
 
 def _check_integers_computed_in_float32(node: torch.fx.Node) -> str | None:
-    if _packet(node) not in _FLOAT_COMPUTED:
+    if op_packet(node) not in _FLOAT_COMPUTED:
         return None
     if any(not t.is_floating_point() for t in _input_tensors(node)):
         return (
-            f"OpenVINO's CPU plugin computes {_packet(node)} of integer tensors in float32, "
+            f"OpenVINO's CPU plugin computes {op_packet(node)} of integer tensors in float32, "
             "exact only up to 2**24"
         )
     return None
 
 
 def _check_narrow_integer_arithmetic(node: torch.fx.Node) -> str | None:
-    if _packet(node) not in _ARITHMETIC:
+    if op_packet(node) not in _ARITHMETIC:
         return None
     for value in _tensor_values(node.meta.get("val")):
         if value.dtype in _SATURATED_TYPES:
-            return (
-                f"OpenVINO's CPU plugin saturates {value.dtype} {_packet(node)} where PyTorch wraps"
-            )
+            return f"OpenVINO's CPU plugin saturates {value.dtype} {op_packet(node)} where PyTorch wraps"
     return None
 
 
 def _check_fractional_arange(node: torch.fx.Node) -> str | None:
-    if _packet(node) == "aten.arange" and any(isinstance(a, float) for a in node.args):
+    if op_packet(node) == "aten.arange" and any(isinstance(a, float) for a in node.args):
         return "OpenVINO's frontend gives zeros for arange with fractional bounds or step"
     return None
 
 
 def _check_integer_clamp_with_float_bounds(node: torch.fx.Node) -> str | None:
-    if _packet(node) != "aten.clamp" or not any(isinstance(a, float) for a in node.args[1:]):
+    if op_packet(node) != "aten.clamp" or not any(isinstance(a, float) for a in node.args[1:]):
         return None
     if any(not t.is_floating_point() for t in _input_tensors(node)):
         return "OpenVINO's frontend truncates float clamp bounds of an integer tensor"
@@ -203,7 +201,7 @@ def _check_integer_clamp_with_float_bounds(node: torch.fx.Node) -> str | None:
 def _check_float_floor_division(node: torch.fx.Node) -> str | None:
     name = op_name(node)
     floor = name == "aten.floor_divide.default" or (
-        _packet(node) == "aten.div" and node.kwargs.get("rounding_mode") == "floor"
+        op_packet(node) == "aten.div" and node.kwargs.get("rounding_mode") == "floor"
     )
     if floor and any(t.is_floating_point() for t in _tensor_values(node.meta.get("val"))):
         return (
@@ -216,7 +214,7 @@ def _check_float_floor_division(node: torch.fx.Node) -> str | None:
 def _check_avg_pool_divisor_override(node: torch.fx.Node) -> str | None:
     # avg_poolNd(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if (
-        _packet(node).startswith("aten.avg_pool")
+        op_packet(node).startswith("aten.avg_pool")
         and len(node.args) > 6
         and node.args[6] is not None
     ):
@@ -230,12 +228,14 @@ def _argument(node: torch.fx.Node, position: int, name: str, default: object) ->
 
 def _check_avg_pool_ceil_mode_of_dynamic_size(node: torch.fx.Node) -> str | None:
     # avg_poolNd(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    if not _packet(node).startswith("aten.avg_pool") or not _argument(node, 4, "ceil_mode", False):
+    if not op_packet(node).startswith("aten.avg_pool") or not _argument(
+        node, 4, "ceil_mode", False
+    ):
         return None
     padding = _argument(node, 3, "padding", 0)
     padded = any(p != 0 for p in (padding if isinstance(padding, (list, tuple)) else [padding]))
     inputs = _input_tensors(node)
-    dims = int(_packet(node)[-2])  # avg_pool1d .. avg_pool3d
+    dims = int(op_packet(node)[-2])  # avg_pool1d .. avg_pool3d
     static = bool(inputs) and all(isinstance(size, int) for size in inputs[0].shape[-dims:])
     if padded and _argument(node, 5, "count_include_pad", True) and not static:
         return (
@@ -248,7 +248,7 @@ def _check_avg_pool_ceil_mode_of_dynamic_size(node: torch.fx.Node) -> str | None
 def _check_embedding_bag_options(node: torch.fx.Node) -> str | None:
     # _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
     #                per_sample_weights, include_last_offset, padding_idx)
-    if _packet(node) not in ("aten._embedding_bag", "aten.embedding_bag"):
+    if op_packet(node) not in ("aten._embedding_bag", "aten.embedding_bag"):
         return None
     if _argument(node, 4, "mode", 0) not in (0, 1):
         return "OpenVINO's frontend converts embedding_bag in sum and mean mode only, not max"
@@ -258,7 +258,7 @@ def _check_embedding_bag_options(node: torch.fx.Node) -> str | None:
 
 
 def _check_topk_of_nothing(node: torch.fx.Node) -> str | None:
-    if _packet(node) == "aten.topk" and _argument(node, 1, "k", None) == 0:
+    if op_packet(node) == "aten.topk" and _argument(node, 1, "k", None) == 0:
         return "OpenVINO's TopK takes k >= 1; topk with k=0 stays on the CPU"
     return None
 

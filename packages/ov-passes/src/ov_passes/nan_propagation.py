@@ -45,13 +45,12 @@ def _is_float(node: object) -> bool:
 
 def _any_nan(graph: torch.fx.Graph, x: torch.fx.Node, dims: object) -> torch.fx.Node:
     """``isnan(x)`` reduced with ``any`` over ``dims`` (kept), as a bool tensor."""
-    nan = call_function(graph, aten.isnan.default, (x,))
-    count = call_function(graph, aten._to_copy.default, (nan,), {"dtype": torch.float32})
-    total = call_function(graph, aten.amax.default, (count, dims, True))
+    total = call_function(graph, aten.amax.default, (_nan_floats(graph, x), dims, True))
     return call_function(graph, aten.ne.Scalar, (total, 0.0))
 
 
 def _nan_floats(graph: torch.fx.Graph, x: torch.fx.Node) -> torch.fx.Node:
+    """``isnan(x)`` as 0.0 and 1.0 (OpenVINO reduces and pools floats, not bools)."""
     nan = call_function(graph, aten.isnan.default, (x,))
     return call_function(graph, aten._to_copy.default, (nan,), {"dtype": torch.float32})
 
