@@ -53,3 +53,19 @@ def test_integer_and_other_ops_are_left_alone():
     inputs = (X, torch.tensor([1, 5, -2]))
     module = torch.export.export(Wrapper(), inputs).module(check_guards=False)
     assert not nan_through_clamps_and_maxima(module)
+
+
+def test_only_float_operands_of_a_float_maximum_are_checked_for_nan():
+    class Wrapper(torch.nn.Module):
+        def forward(self, mask, x):
+            return torch.maximum(mask, x)
+
+    inputs = (torch.tensor([True, False, True]), torch.tensor([NAN, -1.0, 0.5]))
+    module = torch.export.export(Wrapper(), inputs).module(check_guards=False)
+    assert nan_through_clamps_and_maxima(module)
+    module.recompile()
+    checked = [
+        n.args[0].name for n in module.graph.nodes if n.target is torch.ops.aten.isnan.default
+    ]
+    assert checked == ["x"]
+    torch.testing.assert_close(module(*inputs), Wrapper()(*inputs), equal_nan=True)

@@ -74,6 +74,25 @@ def _first_nan(graph: torch.fx.Graph, x: torch.fx.Node, dim: object, keep: bool)
     return call_function(graph, aten.argmax.default, (_nan_floats(graph, x), dim, keep))
 
 
+def _isnan_of_floats(graph: torch.fx.Graph, operands: list[object]) -> torch.fx.Node | None:
+    """``isnan`` of the float operands or-ed together; None when none is float.
+
+    A bool or integer operand of a float result holds no NaN, and OpenVINO's
+    converter has no ``isnan`` for it.
+    """
+    masks = [
+        call_function(graph, aten.isnan.default, (operand,))
+        for operand in operands
+        if isinstance(operand, torch.fx.Node) and _is_float(operand)
+    ]
+    if not masks:
+        return None
+    mask = masks[0]
+    for other in masks[1:]:
+        mask = call_function(graph, aten.bitwise_or.Tensor, (mask, other))
+    return mask
+
+
 def _propagated(node: torch.fx.Node) -> torch.fx.Node | None:
     """The NaN mask ``node``'s result must carry, or None when ``node`` is not rewritten."""
     name = op_name(node)
@@ -82,11 +101,9 @@ def _propagated(node: torch.fx.Node) -> torch.fx.Node | None:
     if not isinstance(x, torch.fx.Node) or not _is_float(node):
         return None
     if name in _ELEMENTWISE:
-        return call_function(graph, aten.isnan.default, (x,))
-    if name in _BINARY and isinstance(node.args[1], torch.fx.Node):
-        left = call_function(graph, aten.isnan.default, (x,))
-        right = call_function(graph, aten.isnan.default, (node.args[1],))
-        return call_function(graph, aten.bitwise_or.Tensor, (left, right))
+        return _isnan_of_floats(graph, [x])
+    if name in _BINARY:
+        return _isnan_of_floats(graph, [x, node.args[1]])
     if name in _REDUCTIONS:
         dims = node.args[1] if len(node.args) > 1 else []
         return _any_nan_over(graph, x, dims, bool(node.args[2]) if len(node.args) > 2 else False)
