@@ -199,3 +199,26 @@ def test_a_mutated_buffer_a_cpu_node_writes_stays_with_executorch():
     program = edge_program(Counted(), torch.ones(1, 3), torch.tensor([1]))
     OpenvinoPartitioner(skip_ops={"aten.index_put.default"}).partition(program)
     assert buffer_tags(program)["cache"] is None
+
+
+class TwoConds(torch.nn.Module):
+    def forward(self, x):
+        positive = x.sum() > 0
+        return (
+            torch.cond(positive, lambda x: x + 1, lambda x: x - 1, (x,)),
+            torch.cond(positive, lambda x: x * 2, lambda x: x - 3, (x,)),
+        )
+
+
+def test_a_cond_goes_whole_with_its_graphs_unless_a_branch_holds_a_refused_op():
+    program = edge_program(TwoConds(), torch.randn(4))
+    partitioner = OpenvinoPartitioner(skip_ops={"aten.mul.Tensor"})
+    partitioner.partition(program)
+    node_tags = tags(program)
+    conds = program.graph.find_nodes(op="call_function", target=torch.ops.higher_order.cond)
+    assert node_tags[conds[0].name] is not None
+    graph_tags = {graph.meta.get("delegation_tag") for graph in conds[0].args[1:3]}
+    assert graph_tags == {node_tags[conds[0].name]}
+    assert node_tags[conds[1].name] is None
+    reason = partitioner.rejections[conds[1].name]
+    assert "its graph" in reason and "skip_ops" in reason

@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch.nn import functional
 
-from ov_passes import nan_through_clamps_and_maxima
+from ov_passes import nan_through_clamps_and_maxima, run_passes
 
 NAN, INF = float("nan"), float("inf")
 X = torch.tensor([[NAN, -1.0, 2.0, 0.5], [1.0, NAN, -INF, 4.0], [INF, -3.0, 0.0, -0.0]])
@@ -68,4 +68,19 @@ def test_only_float_operands_of_a_float_maximum_are_checked_for_nan():
         n.args[0].name for n in module.graph.nodes if n.target is torch.ops.aten.isnan.default
     ]
     assert checked == ["x"]
+    torch.testing.assert_close(module(*inputs), Wrapper()(*inputs), equal_nan=True)
+
+
+def test_run_passes_rewrites_the_branches_of_a_cond():
+    class Wrapper(torch.nn.Module):
+        def forward(self, x):
+            return torch.cond(x.amax() > 0, torch.relu, lambda x: x.clamp(0.0, 1.0), (x,))
+
+    inputs = (torch.tensor([NAN, 1.0, -2.0]),)
+    module = torch.export.export(Wrapper(), inputs).module(check_guards=False)
+    assert run_passes(module, [nan_through_clamps_and_maxima])
+    branches = [m for name, m in module.named_children() if isinstance(m, torch.fx.GraphModule)]
+    assert len(branches) == 2
+    for branch in branches:
+        assert branch.graph.find_nodes(op="call_function", target=torch.ops.aten.where.self)
     torch.testing.assert_close(module(*inputs), Wrapper()(*inputs), equal_nan=True)

@@ -238,3 +238,44 @@ class MultivariateNormalLogProb(torch.nn.Module):
 def test_multivariate_normal_log_prob_lowers_whole_and_matches_eager():
     torch.manual_seed(0)
     check_program(MultivariateNormalLogProb(), (torch.randn(5, 3),), atol=1e-5, rtol=1e-5)
+
+
+class TwoConds(torch.nn.Module):
+    """Two conds on one predicate, both results returned; a NaN reaches ``relu`` in a branch."""
+
+    def forward(self, x):
+        positive = x.nan_to_num().sum() > 0
+        return (
+            torch.cond(positive, lambda x: torch.relu(x) + 1, lambda x: x.clamp(-1.0, 0.0), (x,)),
+            torch.cond(positive, lambda x: x * 2, lambda x: x * 3, (x,)),
+        )
+
+
+class Doubling(torch.nn.Module):
+    """A ``while_loop`` whose trip count depends on the input's values."""
+
+    def forward(self, x):
+        return torch._higher_order_ops.while_loop(
+            lambda y: y.abs().amax(0) < 100, lambda y: (y * 2 + 1,), (x,)
+        )
+
+
+def test_conds_are_delegated_whole_and_keep_distinct_results():
+    # ExecuTorch's CPU path returned the second cond's result twice.
+    outcome = check_program(
+        TwoConds(),
+        (torch.tensor([float("nan"), 2.0, -0.5]),),
+        atol=0,
+        more_inputs=[(torch.tensor([float("nan"), -2.0, 0.5]),)],
+    )
+    assert outcome.lowered.cpu_nodes == 0, outcome.lowered.rejections
+
+
+def test_a_while_loop_is_delegated_whole():
+    outcome = check_program(
+        Doubling(),
+        (torch.tensor([0.5, -1.0, 3.0]),),
+        atol=0,
+        more_inputs=[(torch.tensor([40.0, 1.0, 0.0]),)],
+    )
+    assert outcome.lowered.cpu_nodes == 0, outcome.lowered.rejections

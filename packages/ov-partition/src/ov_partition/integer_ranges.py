@@ -38,7 +38,7 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
-from ov_partition.op_support import op_packet
+from ov_partition.op_support import branches, op_packet
 
 Interval = tuple[int, int]
 """Inclusive bounds of every element of an integer tensor (or of an int)."""
@@ -544,7 +544,7 @@ def narrowed_nodes(program: ExportedProgram, *, int64: bool = True) -> dict[str,
     for node in program.graph.nodes:
         if node.op != "call_function":
             continue
-        reason = _narrowing(node, ranges, memo, int64=int64)
+        reason = _narrowing(node, ranges, memo, int64=int64) or _narrowing_inside(node, int64=int64)
         if reason is not None:
             reasons[node.name] = reason
     return reasons
@@ -584,6 +584,42 @@ def _narrowing(
         if _unbounded_int64(source, ranges, memo):
             return f"reads int64 values of {source.name} {_NOT_PROVED}"
     return None
+
+
+def _narrowing_inside(node: torch.fx.Node, *, int64: bool) -> str | None:
+    """Why the graphs of a ``cond`` or ``while_loop`` may compute integers narrower, else None.
+
+    Their values are not range-checked, so any integer division or power, and
+    (with ``int64``) any int64 tensor in them, keeps the whole op on the CPU.
+    """
+    for attribute, graph in branches(node):
+        for inner in graph.graph.nodes:
+            value = inner.meta.get("val")
+            written = [value] if isinstance(value, torch.Tensor) else []
+            if op_packet(inner) in FLOAT32_COMPUTED and _integer_result(written):
+                return (
+                    f"its graph {attribute.target} computes integer {op_packet(inner)}, "
+                    "which OpenVINO's CPU plugin computes in float32"
+                )
+            wide = any(t.dtype == torch.int64 for t in written)
+            if int64 and wide and not _int32_constant(graph, inner):
+                return (
+                    f"its graph {attribute.target} holds int64 values ({inner.name}) {_NOT_PROVED}"
+                )
+            nested = _narrowing_inside(inner, int64=int64)
+            if nested is not None:
+                return nested
+    return None
+
+
+def _int32_constant(graph: torch.fx.GraphModule, node: torch.fx.Node) -> bool:
+    """Whether ``node`` reads a constant of ``graph`` whose values fit in int32."""
+    tensor = getattr(graph, str(node.target), None) if node.op == "get_attr" else None
+    if isinstance(tensor, FakeTensor):
+        tensor = _real_tensor(tensor)
+    if not isinstance(tensor, torch.Tensor):
+        return False
+    return tensor.numel() == 0 or _within((int(tensor.min()), int(tensor.max())), INT32)
 
 
 def _integer_result(written: list[torch.Tensor]) -> bool:

@@ -116,6 +116,30 @@ def converts(name: str) -> bool:
     return name in _CONVERTED_BY_PREPROCESS or frontend_converts(name)
 
 
+HIGHER_ORDER_OPS = frozenset({"higher_order.cond", "higher_order.while_loop"})
+"""Control flow OpenVINO's PyTorch frontend converts whole (to ``If`` and
+``Loop``) when it converts every op of its branches or body."""
+
+
+def branches(node: torch.fx.Node) -> list[tuple[torch.fx.Node, torch.fx.GraphModule]]:
+    """The ``get_attr`` nodes of a ``cond`` or ``while_loop`` node with the graphs they read.
+
+    ``cond(pred, true_fn, false_fn, operands)`` and ``while_loop(cond_fn,
+    body_fn, carried, additional)`` name their graphs as ``get_attr`` nodes of
+    the owning graph module; other nodes have none.
+    """
+    if op_name(node) not in HIGHER_ORDER_OPS:
+        return []
+    owner = node.graph.owning_module
+    found = []
+    for argument in node.args:
+        if isinstance(argument, torch.fx.Node) and argument.op == "get_attr":
+            graph = getattr(owner, str(argument.target), None)
+            if isinstance(graph, torch.fx.GraphModule):
+                found.append((argument, graph))
+    return found
+
+
 def _check_callable(node: torch.fx.Node) -> str | None:
     if node.op != "call_function":
         return f"a {node.op} node is not an operation"
@@ -124,7 +148,7 @@ def _check_callable(node: torch.fx.Node) -> str | None:
 
 def _check_frontend(node: torch.fx.Node) -> str | None:
     name = op_name(node)
-    if converts(name):
+    if name in HIGHER_ORDER_OPS or converts(name):
         return None
     return f"OpenVINO's PyTorch frontend does not convert {name}"
 
@@ -313,13 +337,22 @@ class OpenvinoOperatorSupport(OperatorSupportBase):
     def _reason(self, node: torch.fx.Node) -> str | None:
         if node.name in self.refused:
             return self.refused[node.name]
+        return self._op_reason(node) or self.narrowed.get(node.name)
+
+    def _op_reason(self, node: torch.fx.Node) -> str | None:
+        """Why the op of ``node`` stays on the CPU, from skip_ops and CHECKS, through its branches."""
         if node.op == "call_function" and op_name(node) in self.skip_ops:
             return f"{op_name(node)} is in the partitioner's skip_ops"
         for check in CHECKS:
             reason = check(node)
             if reason is not None:
                 return reason
-        return self.narrowed.get(node.name)
+        for attribute, graph in branches(node):
+            for inner in graph.graph.nodes:
+                reason = self._op_reason(inner) if inner.op == "call_function" else None
+                if reason is not None:
+                    return f"its graph {attribute.target} holds {inner.name}, which OpenVINO cannot take: {reason}"
+        return None
 
     def is_node_supported(
         self, submodules: Mapping[str, torch.nn.Module], node: torch.fx.Node

@@ -18,7 +18,7 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
 from ov_partition.integer_ranges import narrowed_nodes
 from ov_partition.mutable_buffers import tag_mutated_buffers
-from ov_partition.op_support import FAKE_QUANTIZE_OPS, OpenvinoOperatorSupport
+from ov_partition.op_support import FAKE_QUANTIZE_OPS, OpenvinoOperatorSupport, branches
 from ov_partition.trial_lowering import (
     bisect_refusal,
     converter_message,
@@ -178,7 +178,9 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         self.rejections = {}
         partitions = []
         for partition in partitioner.propose_partitions():
-            nodes = sorted(partition.nodes, key=order.__getitem__)
+            # A delegated cond or while_loop takes the graphs it runs along.
+            graphs = [get for node in partition.nodes for get, _ in branches(node)]
+            nodes = sorted({*partition.nodes, *graphs}, key=order.__getitem__)
             if not any(isinstance(node.meta.get("val"), torch.Tensor) for node in nodes):
                 # Only int computations (sizes, their checks): nothing for OpenVINO to
                 # do, and ExecuTorch cannot place such a delegate ahead of its users.

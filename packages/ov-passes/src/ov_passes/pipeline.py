@@ -119,15 +119,23 @@ def replace_node(node: torch.fx.Node, replacement: torch.fx.Node) -> None:
 
 
 def run_passes(graph_module: torch.fx.GraphModule, passes: Sequence[GraphPass]) -> bool:
-    """Run ``passes`` in order on ``graph_module`` and recompile it if any changed it.
+    """Run ``passes`` in order on ``graph_module`` and on the graphs its control flow runs.
+
+    Each graph a pass changed is recompiled.
 
     Returns:
         True when at least one pass changed the graph.
     """
     changed = False
-    for graph_pass in passes:
-        changed = graph_pass(graph_module) or changed
-    if changed:
-        graph_module.graph.lint()
-        graph_module.recompile()
+    # The branches and loop bodies of control flow are graph modules of their own.
+    for module in graph_module.modules():
+        if not isinstance(module, torch.fx.GraphModule):
+            continue
+        changed_here = False
+        for graph_pass in passes:
+            changed_here = graph_pass(module) or changed_here
+        if changed_here:
+            module.graph.lint()
+            module.recompile()
+        changed |= changed_here
     return changed
