@@ -12,6 +12,7 @@
 #include <string>
 
 #include "c_api.h"
+#include "ov_executorch/backend.h"
 #include "delegate.h"
 #include "errors.h"
 #include "openvino_api.h"
@@ -110,6 +111,11 @@ const std::string& registration_error() {
 
 const char* ov_executorch_registration_error() {
   return ov_executorch::registration_error().c_str();
+}
+
+int ov_executorch_register_backend(void) {
+  if (ov_executorch::registration_error().empty()) return 0;
+  return static_cast<int>(executorch::runtime::Error::InvalidState);
 }
 
 const char* ov_executorch_unavailable_reason() {

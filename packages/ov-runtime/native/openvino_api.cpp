@@ -13,29 +13,41 @@ namespace {
 
 constexpr const char* kLibraryOverride = "OV_EXECUTORCH_OPENVINO_C_LIB";
 
+// The OpenVINO C libraries in `folder`, the newest version first.
+std::vector<std::string> libraries_in(const std::filesystem::path& folder) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    if (entry.path().filename().string().rfind("libopenvino_c.so", 0) == 0) {
+      found.push_back(entry.path().string());
+    }
+  }
+  std::sort(found.rbegin(), found.rend());
+  return found;
+}
+
 // Candidate library paths, most specific first.
 std::vector<std::string> candidate_libraries() {
   if (const char* path = std::getenv(kLibraryOverride); path && *path) {
     return {path};  // An explicit choice is never second-guessed.
   }
+  namespace fs = std::filesystem;
   std::vector<std::string> found;
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&candidate_libraries), &info) && info.dli_fname) {
-    namespace fs = std::filesystem;
     // The openvino wheel beside this library's package: the nearest folder
     // above <site-packages>/ov_runtime/native/ that holds openvino/libs/.
-    std::error_code ec;
     for (fs::path folder = fs::path(info.dli_fname).parent_path(); found.empty();
          folder = folder.parent_path()) {
-      for (const auto& entry : fs::directory_iterator(folder / "openvino" / "libs", ec)) {
-        if (entry.path().filename().string().rfind("libopenvino_c.so", 0) == 0) {
-          found.push_back(entry.path().string());
-        }
-      }
+      found = libraries_in(folder / "openvino" / "libs");
       if (folder == folder.root_path() || folder.empty()) break;
     }
-    std::sort(found.rbegin(), found.rend());  // the newest version first
   }
+#ifdef OV_EXECUTORCH_OPENVINO_LIBS
+  // A library built outside the package (add_subdirectory in an application)
+  // falls back to the openvino wheel it was built against.
+  if (found.empty()) found = libraries_in(OV_EXECUTORCH_OPENVINO_LIBS);
+#endif
   found.emplace_back("libopenvino_c.so");
   return found;
 }

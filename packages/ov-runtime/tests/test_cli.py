@@ -207,3 +207,13 @@ def test_an_inputs_file_of_something_else_is_named(tmp_path, capsys, content):
     assert main(["run", str(pte), "--inputs", str(inputs)]) == 2
     err = capsys.readouterr().err
     assert f"holds a {type(content).__name__}; expected a file written by torch.save" in err
+
+
+def test_cpp_prints_the_runner_and_the_cmake_package(capsys):
+    assert main(["cpp", "--runner"]) == 0
+    runner = Path(capsys.readouterr().out.strip())
+    assert runner.name == "ov-executorch-run" and os.access(runner, os.X_OK)
+    assert main(["cpp", "--cmake-dir"]) == 0
+    folder = Path(capsys.readouterr().out.strip())
+    assert (folder / "ov_executorch_backend-config.cmake").is_file()
+    assert (folder.parent / "include" / "ov_executorch" / "backend.h").is_file()

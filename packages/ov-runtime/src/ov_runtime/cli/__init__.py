@@ -1,4 +1,4 @@
-"""The ``ov-executorch`` command: ``demo``, ``lower``, ``run``, ``generate`` and ``inspect``.
+"""The ``ov-executorch`` command: ``demo``, ``lower``, ``run``, ``generate``, ``inspect`` and ``cpp``.
 
 Parsing the command line imports neither PyTorch nor ExecuTorch, so ``--help``
 answers at once; each command imports what it needs when it runs.
@@ -67,12 +67,21 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
         "program", type=Path, help="a .pte, or an exported program (.pt2), lowered first"
     )
     _add_compile_spec_options(inspect)
+    cpp = commands.add_parser(
+        "cpp", help="print where the C++ runner and the CMake package for C++ applications are"
+    )
+    only = cpp.add_mutually_exclusive_group()
+    only.add_argument("--runner", action="store_true", help="print the runner's path alone")
+    only.add_argument(
+        "--cmake-dir", action="store_true", help="print the CMake package's folder alone"
+    )
     return parser, {
         "demo": demo,
         "lower": lower,
         "run": runner,
         "generate": generator,
         "inspect": inspect,
+        "cpp": cpp,
     }
 
 
@@ -83,12 +92,30 @@ def _quiet_library_notices() -> None:
     logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)  # logs while PyTorch imports
 
 
+def _print_cpp_paths(args: argparse.Namespace) -> int:
+    from ov_runtime.exceptions import BackendUnavailableError
+    from ov_runtime.native import cmake_package_dir, cpp_runner
+
+    try:
+        if args.runner or args.cmake_dir:
+            print(cpp_runner() if args.runner else cmake_package_dir())
+            return 0
+        print(f"runner: {cpp_runner()}")
+        print(f"cmake:  {cmake_package_dir()}  (-Dov_executorch_backend_DIR=...)")
+    except BackendUnavailableError as error:
+        print(f"ov-executorch: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 success, 1 a failed check, 2 an error)."""
     parser, command_parsers = _parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # said by the command's own parser, with its usage
         command_parsers[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command == "cpp":
+        return _print_cpp_paths(args)
     _quiet_library_notices()
     from ov_runtime.cli import commands
 

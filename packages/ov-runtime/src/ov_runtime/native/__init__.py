@@ -4,6 +4,7 @@ Nothing here imports PyTorch or ExecuTorch's Python package: loading the
 library registers the backend with ExecuTorch's runtime through ctypes alone.
 """
 
+from ov_runtime.native.deployment import RUNNER_NAME, cmake_package_dir, cpp_runner
 from ov_runtime.native.library import (
     LIBRARY_NAME,
     OPENVINO_LIBRARY_VARIABLE,
@@ -20,7 +21,10 @@ from ov_runtime.native.library import (
 __all__ = [
     "LIBRARY_NAME",
     "OPENVINO_LIBRARY_VARIABLE",
+    "RUNNER_NAME",
+    "cmake_package_dir",
     "compiled_delegates",
+    "cpp_runner",
     "int8_products_exact",
     "is_available",
     "load_backend",

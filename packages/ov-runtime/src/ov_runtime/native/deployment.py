@@ -1,0 +1,44 @@
+"""Where the installed package keeps what a C++ application needs.
+
+The native build installs, beside the backend library: ``ov-executorch-run``
+(runs a ``.pte`` through ExecuTorch's C++ ``Module`` API without Python), the
+public header ``include/ov_executorch/backend.h``, and the CMake package
+``cmake/ov_executorch_backend-config.cmake`` for ``find_package``.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from pathlib import Path
+
+from ov_runtime.exceptions import BackendUnavailableError
+
+RUNNER_NAME = "ov-executorch-run"
+
+
+def _installed(name: str) -> Path:
+    resource = importlib.resources.files(__package__ or "ov_runtime.native") / name
+    if not (resource.is_file() or resource.is_dir()):
+        raise BackendUnavailableError(
+            f"{name} is not installed in the ov_runtime package; reinstall ov-runtime so that "
+            "its native part is built (`uv sync --reinstall-package ov-runtime`)"
+        )
+    return Path(str(resource))
+
+
+def cpp_runner() -> Path:
+    """The path of ``ov-executorch-run``, the C++ runner.
+
+    Raises:
+        BackendUnavailableError: The native part was not built.
+    """
+    return _installed(RUNNER_NAME)
+
+
+def cmake_package_dir() -> Path:
+    """The folder of ``ov_executorch_backend-config.cmake``, for ``ov_executorch_backend_DIR``.
+
+    Raises:
+        BackendUnavailableError: The native part was not built.
+    """
+    return _installed("cmake")

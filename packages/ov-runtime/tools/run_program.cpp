@@ -1,0 +1,230 @@
+// ov-executorch-run: runs a .pte through ExecuTorch's C++ Module API with this
+// project's OpenVINO backend and ExecuTorch's own CPU kernels, without Python.
+//
+//   ov-executorch-run model.pte [--method forward] [--input FILE]... \
+//       [--output-dir DIR] [--calls N]
+//
+// Inputs are .npy files, or raw bytes (any other extension) in the method's
+// dtype and static shape. Each output i is written to DIR/output_<i>.npy.
+// Prints the load time and the time of each call in milliseconds. Exits 1 on a
+// program that does not load or run, 2 on bad arguments or inputs.
+
+#include <executorch/extension/module/module.h>
+#include <executorch/extension/tensor/tensor_ptr.h>
+#include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "npy.h"
+#include "ov_executorch/backend.h"
+
+namespace {
+
+using executorch::aten::ScalarType;
+using executorch::extension::Module;
+using executorch::extension::TensorPtr;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+using executorch::runtime::MethodMeta;
+using executorch::runtime::toString;
+using ov_executorch::tools::NpyArray;
+
+constexpr int kRunFailed = 1;
+constexpr int kBadArguments = 2;
+
+struct Options {
+  std::string program;
+  std::string method = "forward";
+  std::vector<std::string> inputs;
+  std::string output_dir = ".";
+  int calls = 1;
+};
+
+int usage(const std::string& problem) {
+  std::fprintf(stderr,
+               "error: %s\nusage: ov-executorch-run PROGRAM.pte [--method NAME] [--input FILE]... "
+               "[--output-dir DIR] [--calls N]\n",
+               problem.c_str());
+  return kBadArguments;
+}
+
+bool parse(int argc, char** argv, Options* options, std::string* problem) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--method" && has_value) {
+      options->method = argv[++i];
+    } else if (arg == "--input" && has_value) {
+      options->inputs.emplace_back(argv[++i]);
+    } else if (arg == "--output-dir" && has_value) {
+      options->output_dir = argv[++i];
+    } else if (arg == "--calls" && has_value) {
+      options->calls = std::atoi(argv[++i]);
+      if (options->calls < 1) {
+        *problem = "--calls takes a positive count";
+        return false;
+      }
+    } else if (arg.rfind("--", 0) != 0 && options->program.empty()) {
+      options->program = arg;
+    } else {
+      *problem = "unexpected argument '" + arg + "'";
+      return false;
+    }
+  }
+  if (options->program.empty()) *problem = "no program given";
+  return !options->program.empty();
+}
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+      text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Reads input `index` from `path` (.npy, or raw bytes in the method's dtype
+// and static shape) and checks it against the method.
+bool read_input(const MethodMeta& meta, size_t index, const std::string& path, NpyArray* array,
+                std::string* problem) {
+  auto info = meta.input_tensor_meta(index);
+  if (!info.ok()) {
+    *problem = "input " + std::to_string(index) + " of the method is not a tensor";
+    return false;
+  }
+  const ScalarType dtype = info->scalar_type();
+  if (ends_with(path, ".npy")) {
+    if (!ov_executorch::tools::read_npy(path, array, problem)) return false;
+    if (array->dtype != dtype) {
+      *problem = path + " holds " + toString(array->dtype) + "; input " + std::to_string(index) +
+          " takes " + toString(dtype);
+      return false;
+    }
+    return true;
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    *problem = "cannot open " + path;
+    return false;
+  }
+  array->dtype = dtype;
+  array->shape.assign(info->sizes().begin(), info->sizes().end());
+  array->data.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  if (array->data.size() != info->nbytes()) {
+    *problem = path + " holds " + std::to_string(array->data.size()) + " bytes; input " +
+        std::to_string(index) + " takes " + std::to_string(info->nbytes()) +
+        " (raw bytes in the exported shape; give a .npy file for another shape)";
+    return false;
+  }
+  return true;
+}
+
+bool write_outputs(const std::vector<EValue>& outputs, const std::string& folder,
+                   std::string* problem) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const EValue& value = outputs[i];
+    if (!value.isTensor()) {
+      std::printf("output %zu: %s\n", i,
+                  value.isInt()      ? std::to_string(value.toInt()).c_str()
+                  : value.isDouble() ? std::to_string(value.toDouble()).c_str()
+                  : value.isBool()   ? (value.toBool() ? "true" : "false")
+                                     : "(not a tensor or scalar)");
+      continue;
+    }
+    const auto& tensor = value.toTensor();
+    std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
+    const std::string path = folder + "/output_" + std::to_string(i) + ".npy";
+    if (!ov_executorch::tools::write_npy(path, tensor.scalar_type(), shape,
+                                         tensor.const_data_ptr(), tensor.nbytes(), problem)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// "Long[4, 12], Long[4, 12]": each input's dtype and exported (for a dynamic
+// size, its largest) shape.
+std::string describe_inputs(const MethodMeta& meta) {
+  std::string text;
+  for (size_t i = 0; i < meta.num_inputs(); ++i) {
+    auto info = meta.input_tensor_meta(i);
+    text += i == 0 ? "" : ", ";
+    if (!info.ok()) {
+      text += "a scalar";
+      continue;
+    }
+    text += std::string(toString(info->scalar_type())) + "[";
+    for (size_t d = 0; d < info->sizes().size(); ++d) {
+      text += (d == 0 ? "" : ", ") + std::to_string(info->sizes()[d]);
+    }
+    text += "]";
+  }
+  return text;
+}
+
+int fail(const char* what, Error error) {
+  std::fprintf(stderr, "error: %s failed with ExecuTorch error 0x%x (the log above says why)\n",
+               what, static_cast<unsigned>(error));
+  return kRunFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  std::string problem;
+  if (!parse(argc, argv, &options, &problem)) return usage(problem);
+  if (ov_executorch_register_backend() != 0) {
+    std::fprintf(stderr, "error: the OpenVINO backend could not be registered\n");
+    return kRunFailed;
+  }
+
+  const auto load_start = std::chrono::steady_clock::now();
+  Module module(options.program, Module::LoadMode::Mmap);
+  if (Error error = module.load(); error != Error::Ok) return fail("loading the program", error);
+  auto meta = module.method_meta(options.method);
+  if (!meta.ok()) return fail(("reading method '" + options.method + "'").c_str(), meta.error());
+  if (Error error = module.load_method(options.method); error != Error::Ok) {
+    return fail(("loading method '" + options.method + "'").c_str(), error);
+  }
+  std::printf("load: %.2f ms\n", milliseconds_since(load_start));
+
+  if (options.inputs.size() != meta->num_inputs()) {
+    return usage("method '" + options.method + "' takes " + std::to_string(meta->num_inputs()) +
+                 " inputs (" + describe_inputs(*meta) + "); " +
+                 std::to_string(options.inputs.size()) + " --input files given");
+  }
+  std::vector<NpyArray> arrays(options.inputs.size());
+  std::vector<TensorPtr> tensors;
+  std::vector<EValue> inputs;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    if (!read_input(*meta, i, options.inputs[i], &arrays[i], &problem)) return usage(problem);
+    std::vector<executorch::aten::SizesType> sizes(arrays[i].shape.begin(), arrays[i].shape.end());
+    tensors.push_back(executorch::extension::make_tensor_ptr(std::move(sizes),
+                                                             arrays[i].data.data(), arrays[i].dtype));
+    inputs.emplace_back(*tensors.back());
+  }
+
+  std::vector<EValue> outputs;
+  for (int call = 0; call < options.calls; ++call) {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = module.execute(options.method, inputs);
+    const double elapsed = milliseconds_since(start);
+    if (!result.ok()) return fail(("call " + std::to_string(call)).c_str(), result.error());
+    std::printf("call %d: %.3f ms\n", call, elapsed);
+    if (call + 1 == options.calls) outputs = std::move(result.get());
+  }
+  if (!write_outputs(outputs, options.output_dir, &problem)) {
+    std::fprintf(stderr, "error: %s\n", problem.c_str());
+    return kRunFailed;
+  }
+  return 0;
+}

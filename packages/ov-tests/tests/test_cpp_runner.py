@@ -1,0 +1,138 @@
+"""The C++ runner and the CMake package run programs without Python, bit for bit as the Python path."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch.export import Dim
+
+from ov_runtime import load_program, lower, run
+from ov_runtime.native import cmake_package_dir, cpp_runner
+from ov_tests.models import SENTENCES, minilm
+
+EXAMPLE_APP = Path(__file__).parents[2] / "ov-runtime" / "examples" / "cpp_app"
+
+
+def run_cpp(pte: Path, inputs: list[torch.Tensor], folder: Path, *extra: str):
+    """Run ``pte`` with the C++ runner on ``inputs`` (saved as .npy); return the process."""
+    arguments = [str(cpp_runner()), str(pte), "--output-dir", str(folder), *extra]
+    for index, tensor in enumerate(inputs):
+        path = folder / f"input_{index}.npy"
+        np.save(path, tensor.numpy())
+        arguments += ["--input", str(path)]
+    # The loader lists every library the process loads, dlopen()ed ones included.
+    environment = {**os.environ, "LD_DEBUG": "libs"}
+    return subprocess.run(arguments, capture_output=True, text=True, env=environment, timeout=300)
+
+
+def loaded_libraries(process) -> list[str]:
+    """The file names of the libraries the process initialized."""
+    lines = process.stderr.splitlines()
+    return [Path(line.split()[-1]).name for line in lines if "calling init:" in line]
+
+
+def assert_same_bits(folder: Path, expected: list[torch.Tensor]) -> None:
+    for index, tensor in enumerate(expected):
+        got = np.load(folder / f"output_{index}.npy")
+        assert got.dtype == tensor.numpy().dtype and got.shape == tuple(tensor.shape)
+        assert got.tobytes() == tensor.numpy().tobytes(), f"output {index} differs"
+
+
+@pytest.mark.slow
+def test_minilm_runs_from_cpp_bit_for_bit_without_python(tmp_path):
+    model, inputs = minilm(SENTENCES)
+    pte = tmp_path / "minilm.pte"
+    lower(model, inputs).save(str(pte))
+    expected = run(load_program(pte), inputs)
+
+    process = run_cpp(pte, list(inputs), tmp_path, "--calls", "3")
+    assert process.returncode == 0, process.stderr[-2000:]
+    assert_same_bits(tmp_path, expected)
+    libraries = loaded_libraries(process)
+    assert any("libov_executorch_backend" in name for name in libraries)
+    assert any("libopenvino_c" in name for name in libraries)
+    assert not [name for name in libraries if name.startswith(("libpython", "libtorch", "libc10"))]
+    assert [line.split(":")[0] for line in process.stdout.splitlines()] == [
+        "load",
+        "call 0",
+        "call 1",
+        "call 2",
+    ]
+
+
+class Dynamic(torch.nn.Module):
+    """Outputs whose rows follow the input's; a cumulative sum and an int64 mask."""
+
+    def forward(self, x, y):
+        return torch.relu(x @ y.T).cumsum(0), (x.sum(1) > 0).to(torch.int64)
+
+
+@pytest.fixture(scope="module")
+def dynamic_pte(tmp_path_factory):
+    pte = tmp_path_factory.mktemp("dynamic") / "dynamic.pte"
+    inputs = (torch.randn(5, 8), torch.randn(3, 8))
+    lower(Dynamic(), inputs, dynamic_shapes=({0: Dim("rows", max=16)}, None)).save(str(pte))
+    return pte
+
+
+@pytest.mark.parametrize("rows", [1, 7, 16])
+def test_a_dynamic_output_runs_from_cpp_bit_for_bit(dynamic_pte, tmp_path, rows):
+    torch.manual_seed(rows)
+    inputs = [torch.randn(rows, 8), torch.randn(3, 8)]
+    process = run_cpp(dynamic_pte, inputs, tmp_path)
+    assert process.returncode == 0, process.stderr[-2000:]
+    assert_same_bits(tmp_path, run(load_program(dynamic_pte), inputs))
+
+
+def test_a_bad_program_or_bad_inputs_exit_non_zero_with_a_reason(dynamic_pte, tmp_path):
+    truncated = tmp_path / "truncated.pte"
+    truncated.write_bytes(dynamic_pte.read_bytes()[:1000])
+    process = run_cpp(truncated, [torch.randn(5, 8), torch.randn(3, 8)], tmp_path)
+    assert process.returncode == 1
+    assert "loading the program failed" in process.stderr
+
+    too_many_rows = run_cpp(dynamic_pte, [torch.randn(17, 8), torch.randn(3, 8)], tmp_path)
+    assert too_many_rows.returncode == 1
+    assert "maximum capacity" in too_many_rows.stderr
+
+    wrong_dtype = run_cpp(
+        dynamic_pte, [torch.ones(5, 8, dtype=torch.int32), torch.randn(3, 8)], tmp_path
+    )
+    assert wrong_dtype.returncode == 2
+    assert "input 0 takes Float" in wrong_dtype.stderr
+
+    one_input = run_cpp(dynamic_pte, [torch.randn(5, 8)], tmp_path)
+    assert one_input.returncode == 2
+    assert "takes 2 inputs (Float[16, 8], Float[3, 8]); 1 --input files given" in one_input.stderr
+
+
+def test_an_application_links_the_backend_with_find_package(tmp_path):
+    build = tmp_path / "build"
+    configure = subprocess.run(
+        [
+            "cmake",
+            "-S",
+            str(EXAMPLE_APP),
+            "-B",
+            str(build),
+            f"-Dov_executorch_backend_DIR={cmake_package_dir()}",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert configure.returncode == 0, configure.stdout + configure.stderr
+    built = subprocess.run(["cmake", "--build", str(build)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
+
+    class Affine(torch.nn.Module):
+        def forward(self, x):
+            return (x * 3 + 1).cumsum(0)
+
+    pte = tmp_path / "affine.pte"
+    lower(Affine(), (torch.ones(4),)).save(str(pte))
+    app = subprocess.run([str(build / "cpp_app"), str(pte)], capture_output=True, text=True)
+    assert app.returncode == 0, app.stderr
+    assert app.stdout.strip() == "4"
