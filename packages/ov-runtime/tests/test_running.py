@@ -267,7 +267,7 @@ def test_the_interpreter_exits_cleanly_while_daemon_threads_run_programs(tmp_pat
     model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU())
     pte = tmp_path / "linear.pte"
     pte.write_bytes(lower(model, (torch.randn(64, 256),)).buffer)
-    for _ in range(5):
+    for _ in range(3):
         result = subprocess.run(
             [sys.executable, "-c", EXIT_WHILE_RUNNING, str(pte)],
             capture_output=True,

@@ -1,5 +1,6 @@
 """The C++ runner and the CMake package run programs without Python, bit for bit as the Python path."""
 
+import io
 import os
 import subprocess
 from pathlib import Path
@@ -42,12 +43,19 @@ def assert_same_bits(folder: Path, expected: list[torch.Tensor]) -> None:
 
 
 @pytest.mark.slow
-def test_minilm_runs_from_cpp_bit_for_bit_without_python(tmp_path):
-    model, inputs = minilm(SENTENCES)
-    pte = tmp_path / "minilm.pte"
-    lower(model, inputs).save(str(pte))
-    expected = run(load_program(pte), inputs)
+def test_the_demo_matches_eager_and_its_pte_runs_from_cpp_bit_for_bit_without_python(tmp_path):
+    # One lowering of MiniLM serves both checks: the demo's and the runner's.
+    from ov_runtime.cli.demo import TOLERANCE, run_demo
 
+    pte = tmp_path / "minilm.pte"
+    report = io.StringIO()
+    assert run_demo(pte, out=report) == 0, report.getvalue()
+    text = report.getvalue()
+    assert TOLERANCE == 1e-5 and "OK: the .pte matches eager" in text
+    assert float(text.split("max abs difference from eager: ")[1].split()[0]) <= 1e-5
+
+    _, inputs = minilm(SENTENCES)
+    expected = run(load_program(pte), inputs)
     process = run_cpp(pte, list(inputs), tmp_path, "--calls", "3")
     assert process.returncode == 0, process.stderr[-2000:]
     assert_same_bits(tmp_path, expected)
