@@ -139,3 +139,11 @@ def test_a_record_goes_when_its_delegate_is_destroyed():
     del program
     gc.collect()
     assert compiled_delegates() == before
+
+
+def test_performance_specs_are_applied_when_the_program_loads():
+    specs = compile_specs(performance_hint="THROUGHPUT", num_streams="2", kv_cache_precision="u8")
+    _, record = run_and_read_precision(specs, addmm_inputs())
+    assert record["PERFORMANCE_HINT"] == "THROUGHPUT"
+    assert record["NUM_STREAMS"] == "2"
+    assert record["KV_CACHE_PRECISION"] == "u8"

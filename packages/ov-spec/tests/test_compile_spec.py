@@ -196,6 +196,9 @@ def test_every_key_has_a_help_line_for_command_lines():
         "enable_cpu_pinning",
         "dynamic_quantization_group_size",
         "allow_int64_narrowing",
+        "performance_hint",
+        "num_streams",
+        "kv_cache_precision",
     )
     assert all(text for text in KEY_HELP.values())
 
@@ -287,3 +290,35 @@ def test_a_thread_count_openvino_cannot_hold_is_refused():
 def test_a_dynamic_quantization_group_size_must_be_a_whole_number(value):
     with pytest.raises(CompileSpecError, match=r"'dynamic_quantization_group_size'.*'32'.*'0'"):
         parse(("dynamic_quantization_group_size", value))
+
+
+def test_performance_keys_become_openvinos_properties():
+    properties = parse(
+        ("device", b"GPU"),
+        ("performance_hint", b"THROUGHPUT"),
+        ("num_streams", b"AUTO"),
+        ("kv_cache_precision", b"u8"),
+    ).properties()
+    assert properties == {
+        "PERFORMANCE_HINT": "THROUGHPUT",
+        "NUM_STREAMS": "AUTO",
+        "KV_CACHE_PRECISION": "u8",
+    }
+    assert parse(("num_streams", b"2")).properties()["NUM_STREAMS"] == "2"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("performance_hint", "latency", "LATENCY, THROUGHPUT, CUMULATIVE_THROUGHPUT"),
+        ("performance_hint", "FAST", "LATENCY, THROUGHPUT, CUMULATIVE_THROUGHPUT"),
+        ("kv_cache_precision", "i8", "f32, f16, bf16, u8, u4"),
+        ("num_streams", "0", "positive whole number"),
+        ("num_streams", "auto", "positive whole number"),
+        ("num_streams", "1.5", "positive whole number"),
+    ],
+)
+def test_bad_performance_values_name_the_key_and_what_is_allowed(key, value, expected):
+    with pytest.raises(CompileSpecError, match=key) as error:
+        parse((key, value.encode()))
+    assert expected in str(error.value) and repr(value) in str(error.value)

@@ -35,6 +35,11 @@ key                         values                          default
 ``allow_int64_narrowing``   ``true``, ``false``             ``false`` (int64 work not
                                                             proved to fit in 32 bits
                                                             stays on the CPU)
+``performance_hint``        ``LATENCY``, ``THROUGHPUT``,    OpenVINO's own (``LATENCY``
+                            ``CUMULATIVE_THROUGHPUT``       on the CPU)
+``num_streams``             a positive number, or ``AUTO``  OpenVINO's own (from the hint)
+``kv_cache_precision``      ``f32``, ``f16``, ``bf16``,     OpenVINO's own
+                            ``u8``, ``u4``
 ==========================  ==============================  =========================
 """
 
@@ -55,6 +60,15 @@ INFERENCE_NUM_THREADS = "inference_num_threads"
 ENABLE_CPU_PINNING = "enable_cpu_pinning"
 DYNAMIC_QUANTIZATION_GROUP_SIZE = "dynamic_quantization_group_size"
 ALLOW_INT64_NARROWING = "allow_int64_narrowing"
+PERFORMANCE_HINT = "performance_hint"
+NUM_STREAMS = "num_streams"
+KV_CACHE_PRECISION = "kv_cache_precision"
+
+PERFORMANCE_HINTS = ("LATENCY", "THROUGHPUT", "CUMULATIVE_THROUGHPUT")
+"""The values of OpenVINO's ``PERFORMANCE_HINT`` property."""
+KV_CACHE_PRECISIONS = ("f32", "f16", "bf16", "u8", "u4")
+"""The element types OpenVINO's CPU plugin takes for ``KV_CACHE_PRECISION``
+(2026.4 refused ``i8``)."""
 
 DEFAULT_DEVICE = "CPU"
 PRECISIONS = ("f32", "f16", "bf16")
@@ -124,6 +138,17 @@ class OpenvinoOptions:
             is faster where such nodes sit between delegated ones, and wraps
             values past the int32 range; ``None`` means ``false``. Read by the
             partitioner only.
+        performance_hint: OpenVINO's ``PERFORMANCE_HINT``: ``LATENCY`` (one
+            inference at a time, as ExecuTorch calls a method), ``THROUGHPUT``
+            or ``CUMULATIVE_THROUGHPUT``; ``None`` for OpenVINO's default.
+        num_streams: OpenVINO's ``NUM_STREAMS``: how many inferences the
+            compiled model runs at once, or ``AUTO``; ``None`` for what the
+            hint implies.
+        kv_cache_precision: OpenVINO's ``KV_CACHE_PRECISION``, the element
+            type its CPU plugin keeps the key/value cache of an attention
+            block in (``f32``, ``f16``, ``bf16``, ``u8``, ``u4``); ``None``
+            for OpenVINO's default. It applies to caches OpenVINO itself
+            recognizes (its ``ScaledDotProductAttention`` with a state).
 
     Raises:
         CompileSpecError: A field holds a value OpenVINO would not accept; the
@@ -167,6 +192,28 @@ class OpenvinoOptions:
         },
     )
 
+    performance_hint: str | None = field(
+        default=None,
+        metadata={
+            "help": "LATENCY, THROUGHPUT or CUMULATIVE_THROUGHPUT: OpenVINO's performance "
+            "hint (default: OpenVINO's)"
+        },
+    )
+    num_streams: str | None = field(
+        default=None,
+        metadata={
+            "help": "inferences OpenVINO runs at once, a positive number or AUTO (default: "
+            "from the hint)"
+        },
+    )
+    kv_cache_precision: str | None = field(
+        default=None,
+        metadata={
+            "help": "f32, f16, bf16, u8 or u4: the element type of OpenVINO's own key/value "
+            "caches (default: OpenVINO's)"
+        },
+    )
+
     def __post_init__(self) -> None:
         for option in fields(self):
             value = getattr(self, option.name)
@@ -206,11 +253,32 @@ class OpenvinoOptions:
                     f"compile spec {key!r} has the value {getattr(self, key)!r}; "
                     "expected true or false"
                 )
+        self._check_performance()
         cache_dir = self.cache_dir
         if cache_dir is not None and os.path.exists(cache_dir) and not os.path.isdir(cache_dir):
             raise CompileSpecError(
                 f"compile spec {CACHE_DIR!r} names {cache_dir!r}, which exists and is not a "
                 "folder; give a folder (OpenVINO creates it if it is missing)"
+            )
+
+    def _check_performance(self) -> None:
+        """Check the keys of OpenVINO's performance properties."""
+        allowed = {PERFORMANCE_HINT: PERFORMANCE_HINTS, KV_CACHE_PRECISION: KV_CACHE_PRECISIONS}
+        for key, values in allowed.items():
+            value = getattr(self, key)
+            if value is not None and value not in values:
+                raise CompileSpecError(
+                    f"compile spec {key!r} has the value {value!r}; expected one of "
+                    f"{', '.join(values)}"
+                )
+        streams = self.num_streams
+        if streams is not None and not (
+            streams == "AUTO"
+            or (streams.isdigit() and streams.isascii() and 0 < int(streams) < 2**31)
+        ):
+            raise CompileSpecError(
+                f"compile spec {NUM_STREAMS!r} has the value {streams!r}; expected a positive "
+                "whole number below 2**31, such as '1', or AUTO"
             )
 
     @property
@@ -246,6 +314,12 @@ class OpenvinoOptions:
             group = "0"  # OpenVINO's default quantizes activations: not float32 results
         if group is not None:
             properties["DYNAMIC_QUANTIZATION_GROUP_SIZE"] = str(int(group))
+        if self.performance_hint is not None:
+            properties["PERFORMANCE_HINT"] = self.performance_hint
+        if self.num_streams is not None:
+            properties["NUM_STREAMS"] = self.num_streams
+        if self.kv_cache_precision is not None:
+            properties["KV_CACHE_PRECISION"] = self.kv_cache_precision
         return properties
 
     @classmethod
