@@ -22,6 +22,7 @@ if(NOT TARGET ov_executorch::backend)
     IMPORTED_LOCATION "${_ov_executorch_native}/libov_executorch_backend.so"
     INTERFACE_INCLUDE_DIRECTORIES "${_ov_executorch_native}/include;${EXECUTORCH_INCLUDE_DIRS}"
     INTERFACE_COMPILE_DEFINITIONS "${EXECUTORCH_COMPILE_DEFINITIONS}"
+    INTERFACE_COMPILE_FEATURES cxx_std_17
     INTERFACE_LINK_LIBRARIES "${_ov_executorch_wheel}/lib/libexecutorch.so")
   add_library(ov_executorch::kernels INTERFACE IMPORTED)
   set_target_properties(ov_executorch::kernels PROPERTIES

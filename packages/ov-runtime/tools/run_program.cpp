@@ -5,9 +5,11 @@
 //       [--output-dir DIR] [--calls N]
 //
 // Inputs are .npy files, or raw bytes (any other extension) in the method's
-// dtype and static shape. Each output i is written to DIR/output_<i>.npy.
-// Prints the load time and the time of each call in milliseconds. Exits 1 on a
-// program that does not load or run, 2 on bad arguments or inputs.
+// dtype and exported shape. Each output i is written to DIR/output_<i>.npy
+// (DIR: the current folder unless given; it must exist). Prints the load time
+// and the time of each call in milliseconds. Exits 0 on success, 1 on a
+// program that does not load or run, 2 on bad arguments or inputs (a method
+// the program lacks, inputs the method refuses).
 
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor_ptr.h>
@@ -16,9 +18,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <cerrno>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "npy.h"
@@ -46,12 +52,22 @@ struct Options {
   int calls = 1;
 };
 
+constexpr const char* kUsage =
+    "usage: ov-executorch-run PROGRAM.pte [--method NAME] [--input FILE]... "
+    "[--output-dir DIR] [--calls N]\n";
+
 int usage(const std::string& problem) {
-  std::fprintf(stderr,
-               "error: %s\nusage: ov-executorch-run PROGRAM.pte [--method NAME] [--input FILE]... "
-               "[--output-dir DIR] [--calls N]\n",
-               problem.c_str());
+  std::fprintf(stderr, "error: %s\n%s", problem.c_str(), kUsage);
   return kBadArguments;
+}
+
+// A whole number from 1 to 2**31 - 1, else 0.
+int parse_count(const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  const bool whole = end != text && *end == '\0' && errno == 0;
+  return whole && value > 0 && value <= 0x7fffffff ? static_cast<int>(value) : 0;
 }
 
 bool parse(int argc, char** argv, Options* options, std::string* problem) {
@@ -65,9 +81,9 @@ bool parse(int argc, char** argv, Options* options, std::string* problem) {
     } else if (arg == "--output-dir" && has_value) {
       options->output_dir = argv[++i];
     } else if (arg == "--calls" && has_value) {
-      options->calls = std::atoi(argv[++i]);
+      options->calls = parse_count(argv[++i]);
       if (options->calls < 1) {
-        *problem = "--calls takes a positive count";
+        *problem = std::string("--calls takes a positive whole number, not '") + argv[i] + "'";
         return false;
       }
     } else if (arg.rfind("--", 0) != 0 && options->program.empty()) {
@@ -77,8 +93,15 @@ bool parse(int argc, char** argv, Options* options, std::string* problem) {
       return false;
     }
   }
-  if (options->program.empty()) *problem = "no program given";
-  return !options->program.empty();
+  if (options->program.empty()) {
+    *problem = "no program given";
+    return false;
+  }
+  if (!std::filesystem::is_directory(options->output_dir)) {
+    *problem = "the output folder '" + options->output_dir + "' is not a folder (create it first)";
+    return false;
+  }
+  return true;
 }
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
@@ -121,7 +144,7 @@ bool read_input(const MethodMeta& meta, size_t index, const std::string& path, N
   if (array->data.size() != info->nbytes()) {
     *problem = path + " holds " + std::to_string(array->data.size()) + " bytes; input " +
         std::to_string(index) + " takes " + std::to_string(info->nbytes()) +
-        " (raw bytes in the exported shape; give a .npy file for another shape)";
+        " (raw bytes in the exported shape; a dynamic input of another shape needs a .npy file)";
     return false;
   }
   return true;
@@ -181,6 +204,12 @@ int fail(const char* what, Error error) {
 int main(int argc, char** argv) {
   Options options;
   std::string problem;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+  }
   if (!parse(argc, argv, &options, &problem)) return usage(problem);
   if (ov_executorch_register_backend() != 0) {
     std::fprintf(stderr, "error: the OpenVINO backend could not be registered\n");
@@ -191,7 +220,14 @@ int main(int argc, char** argv) {
   Module module(options.program, Module::LoadMode::Mmap);
   if (Error error = module.load(); error != Error::Ok) return fail("loading the program", error);
   auto meta = module.method_meta(options.method);
-  if (!meta.ok()) return fail(("reading method '" + options.method + "'").c_str(), meta.error());
+  if (!meta.ok()) {
+    auto names = module.method_names();
+    std::string known;
+    for (const auto& name : names.ok() ? *names : std::unordered_set<std::string>{}) {
+      known += (known.empty() ? "" : ", ") + name;
+    }
+    return usage("the program has no method '" + options.method + "'; it has: " + known);
+  }
   if (Error error = module.load_method(options.method); error != Error::Ok) {
     return fail(("loading method '" + options.method + "'").c_str(), error);
   }
@@ -211,6 +247,12 @@ int main(int argc, char** argv) {
     tensors.push_back(executorch::extension::make_tensor_ptr(std::move(sizes),
                                                              arrays[i].data.data(), arrays[i].dtype));
     inputs.emplace_back(*tensors.back());
+  }
+  // The method checks each input's dtype, rank and sizes here, before any call.
+  if (Error error = module.set_inputs(options.method, inputs); error != Error::Ok) {
+    std::fprintf(stderr, "error: the method refused the inputs with ExecuTorch error 0x%x "
+                 "(the log above says why)\n", static_cast<unsigned>(error));
+    return kBadArguments;
   }
 
   std::vector<EValue> outputs;

@@ -103,8 +103,14 @@ def test_a_bad_program_or_bad_inputs_exit_non_zero_with_a_reason(dynamic_pte, tm
     assert "loading the program failed" in process.stderr
 
     too_many_rows = run_cpp(dynamic_pte, [torch.randn(17, 8), torch.randn(3, 8)], tmp_path)
-    assert too_many_rows.returncode == 1
+    assert too_many_rows.returncode == 2
     assert "maximum capacity" in too_many_rows.stderr
+    assert "the method refused the inputs" in too_many_rows.stderr
+
+    inputs = [torch.randn(5, 8), torch.randn(3, 8)]
+    no_method = run_cpp(dynamic_pte, inputs, tmp_path, "--method", "backward")
+    assert no_method.returncode == 2
+    assert "no method 'backward'; it has: forward" in no_method.stderr
 
     wrong_dtype = run_cpp(
         dynamic_pte, [torch.ones(5, 8, dtype=torch.int32), torch.randn(3, 8)], tmp_path

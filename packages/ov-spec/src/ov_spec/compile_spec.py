@@ -234,15 +234,13 @@ class OpenvinoOptions:
                 f"{self.inference_precision!r}; expected one of {', '.join(PRECISIONS)}"
             )
         threads = self.inference_num_threads
-        if threads is not None and not (
-            threads.isdigit() and threads.isascii() and 0 < int(threads) < 2**31
-        ):
+        if threads is not None and not _is_count(threads, minimum=1):
             raise CompileSpecError(
                 f"compile spec {INFERENCE_NUM_THREADS!r} has the value {threads!r}; expected a "
                 "positive whole number below 2**31, such as '1'"
             )
         group = self.dynamic_quantization_group_size
-        if group is not None and not (group.isdigit() and group.isascii() and int(group) < 2**31):
+        if group is not None and not _is_count(group, minimum=0):
             raise CompileSpecError(
                 f"compile spec {DYNAMIC_QUANTIZATION_GROUP_SIZE!r} has the value {group!r}; "
                 "expected a whole number below 2**31, such as '32', or '0' for none"
@@ -272,10 +270,7 @@ class OpenvinoOptions:
                     f"{', '.join(values)}"
                 )
         streams = self.num_streams
-        if streams is not None and not (
-            streams == "AUTO"
-            or (streams.isdigit() and streams.isascii() and 0 < int(streams) < 2**31)
-        ):
+        if streams is not None and not (streams == "AUTO" or _is_count(streams, minimum=1)):
             raise CompileSpecError(
                 f"compile spec {NUM_STREAMS!r} has the value {streams!r}; expected a positive "
                 "whole number below 2**31, such as '1', or AUTO"
@@ -389,6 +384,11 @@ KEY_HELP: Mapping[str, str] = {
     option.name: option.metadata["help"] for option in fields(OpenvinoOptions)
 }
 """Each compile spec key with a one-line description of its values and default."""
+
+
+def _is_count(text: str, *, minimum: int) -> bool:
+    """Whether ``text`` is a whole number (ASCII digits) from ``minimum`` to below 2**31."""
+    return text.isdigit() and text.isascii() and minimum <= int(text) < 2**31
 
 
 def _text(key: str, value: object) -> str:
