@@ -263,6 +263,7 @@ sys.exit(0)
 """
 
 
+@pytest.mark.slow
 def test_the_interpreter_exits_cleanly_while_daemon_threads_run_programs(tmp_path):
     model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.ReLU())
     pte = tmp_path / "linear.pte"

@@ -28,8 +28,8 @@ def test_a_crafted_mutation_carries_a_matching_checksum():
 
 
 @pytest.mark.slow
-def test_2000_mutated_payloads_end_in_a_clean_error_or_the_same_outputs():
-    report = fuzz(2000)
+def test_1000_mutated_payloads_end_in_a_clean_error_or_the_same_outputs():
+    report = fuzz(1000)
     assert not report.failures, "\n".join(report.failures)
-    assert sum(sum(counts.values()) for counts in report.counts.values()) == 2000
+    assert sum(sum(counts.values()) for counts in report.counts.values()) == 1000
     assert report.counts[CORRUPT][REFUSED] and report.counts[CRAFTED][REFUSED]
