@@ -36,13 +36,6 @@ std::string field(const std::string& header, const std::string& key) {
 
 }  // namespace
 
-size_t element_size(ScalarType dtype) {
-  for (const auto& type : kTypes) {
-    if (type.dtype == dtype) return type.size;
-  }
-  return dtype == ScalarType::BFloat16 ? 2 : 0;
-}
-
 bool read_npy(const std::string& path, NpyArray* array, std::string* error) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {

@@ -25,7 +25,4 @@ bool write_npy(const std::string& path, executorch::aten::ScalarType dtype,
                const std::vector<int64_t>& shape, const void* data, size_t nbytes,
                std::string* error);
 
-// The size in bytes of one element of `dtype`, or 0 for a type without one.
-size_t element_size(executorch::aten::ScalarType dtype);
-
 }  // namespace ov_executorch::tools

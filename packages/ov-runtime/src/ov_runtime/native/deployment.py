@@ -8,22 +8,11 @@ public header ``include/ov_executorch/backend.h``, and the CMake package
 
 from __future__ import annotations
 
-import importlib.resources
 from pathlib import Path
 
-from ov_runtime.exceptions import BackendUnavailableError
+from ov_runtime.native.library import installed
 
 RUNNER_NAME = "ov-executorch-run"
-
-
-def _installed(name: str) -> Path:
-    resource = importlib.resources.files(__package__ or "ov_runtime.native") / name
-    if not (resource.is_file() or resource.is_dir()):
-        raise BackendUnavailableError(
-            f"{name} is not installed in the ov_runtime package; reinstall ov-runtime so that "
-            "its native part is built (`uv sync --reinstall-package ov-runtime`)"
-        )
-    return Path(str(resource))
 
 
 def cpp_runner() -> Path:
@@ -32,7 +21,7 @@ def cpp_runner() -> Path:
     Raises:
         BackendUnavailableError: The native part was not built.
     """
-    return _installed(RUNNER_NAME)
+    return installed(RUNNER_NAME)
 
 
 def cmake_package_dir() -> Path:
@@ -41,4 +30,4 @@ def cmake_package_dir() -> Path:
     Raises:
         BackendUnavailableError: The native part was not built.
     """
-    return _installed("cmake")
+    return installed("cmake")

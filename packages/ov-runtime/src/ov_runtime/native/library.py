@@ -17,6 +17,7 @@ import ctypes
 import functools
 import importlib.resources
 import logging
+from pathlib import Path
 from typing import Any
 
 from ov_runtime.exceptions import BackendUnavailableError
@@ -28,16 +29,25 @@ LIBRARY_NAME = "libov_executorch_backend.so"
 OPENVINO_LIBRARY_VARIABLE = "OV_EXECUTORCH_OPENVINO_C_LIB"
 
 
+def installed(name: str) -> Path:
+    """The path of ``name``, which the native build installs in this package's folder.
+
+    Raises:
+        BackendUnavailableError: The native part was not built.
+    """
+    # A Traversable; in an editable install it spans the source and the installed folder.
+    resource = importlib.resources.files(__package__ or "ov_runtime.native") / name
+    if not (resource.is_file() or resource.is_dir()):
+        raise BackendUnavailableError(
+            f"{name} is not installed in the ov_runtime package; reinstall ov-runtime so that "
+            "its native part is built (`uv sync --reinstall-package ov-runtime`)"
+        )
+    return Path(str(resource))
+
+
 @functools.cache
 def _library() -> ctypes.CDLL:
-    # A Traversable; in an editable install it spans the source and the installed folder.
-    resource = importlib.resources.files(__package__ or "ov_runtime.native") / LIBRARY_NAME
-    if not resource.is_file():
-        raise BackendUnavailableError(
-            f"{LIBRARY_NAME} is not installed in the ov_runtime package; reinstall "
-            "ov-runtime so that its native part is built (`uv sync --reinstall-package ov-runtime`)"
-        )
-    path = str(resource)
+    path = str(installed(LIBRARY_NAME))
     try:
         library = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
     except OSError as error:
