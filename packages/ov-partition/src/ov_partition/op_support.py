@@ -33,7 +33,7 @@ FAKE_QUANTIZE_OPS = (
 decompose them into ``*_cachemask`` ops its edge checker rejects."""
 
 # Edge-dialect ops that preprocess rewrites into ops the frontend converts:
-# ExecuTorch's DimOrderOpsRevertPass turns the dim-order ops back into aten
+# Preprocess turns ExecuTorch's dim-order ops back into aten
 # ops, and ov_passes turns fake-quant ops into quantize/dequantize pairs and
 # torchao's weight-only dequantization and expm1 (which the frontend lacks)
 # into arithmetic, diagonal_copy into a gather, and logical_and/or/xor into
