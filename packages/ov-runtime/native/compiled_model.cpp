@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cpu_features.h"
+#include "model_cache.h"
 
 namespace ov_executorch {
 namespace {
@@ -13,6 +14,7 @@ namespace {
 constexpr const char* kPrecisionKey = "INFERENCE_PRECISION_HINT";
 // The CPU plugin's switch for its low-precision (int8) transformations.
 constexpr const char* kLowPrecisionKey = "LP_TRANSFORMS_MODE";
+constexpr const char* kCacheDirKey = "CACHE_DIR";
 
 // ov_core_compile_model takes its properties as variadic (key, value)
 // arguments (the non-variadic form is missing from the 2025 releases this
@@ -29,7 +31,7 @@ template <size_t N = 0>
 ov_status_e compile_with_args(const OpenvinoApi& api, const ov_model_t* model, const char* device,
                               const std::vector<const char*>& args,
                               ov_compiled_model_t** compiled) {
-  if constexpr (N > 2 * (kMaxProperties + 1)) {  // compile_properties may add one
+  if constexpr (N > 2 * (kMaxProperties + 2)) {  // compile_properties may add two
     return INVALID_C_PARAM;  // compile_payload checks the count first
   } else {
     if (args.size() == N) {
@@ -54,9 +56,20 @@ std::string available_devices(const OpenvinoApi& api) {
 }  // namespace
 
 Properties compile_properties(const PayloadView& payload) {
-  Properties properties = payload.properties;
+  Properties properties;
   bool has_mode = false;
-  for (const auto& property : properties) has_mode |= property.first == kLowPrecisionKey;
+  bool has_cache = false;
+  for (const auto& property : payload.properties) {
+    has_mode |= property.first == kLowPrecisionKey;
+    has_cache |= property.first == kCacheDirKey;
+    // An empty CACHE_DIR is the compile spec cache_dir=none: no cache at all.
+    if (property.first != kCacheDirKey || !property.second.empty()) properties.push_back(property);
+  }
+  if (!has_cache) {
+    if (std::optional<std::string> folder = default_cache_dir()) {
+      properties.emplace_back(kCacheDirKey, *folder);
+    }
+  }
   if ((payload.flags & kWideInt8Weights) && payload.device == "CPU" && !has_mode &&
       !int8_products_exact()) {
     ET_LOG(Info,

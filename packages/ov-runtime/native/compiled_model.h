@@ -16,7 +16,9 @@ constexpr size_t kMaxProperties = 16;
 
 using Properties = std::vector<std::pair<std::string, std::string>>;
 
-// The properties `payload` compiles with: its own, plus LP_TRANSFORMS_MODE=NO
+// The properties `payload` compiles with: its own, with the default model
+// cache folder (default_cache_dir) as CACHE_DIR when it carries none and
+// without the empty CACHE_DIR that turns the cache off; plus LP_TRANSFORMS_MODE=NO
 // when it has wide int8 weights (kWideInt8Weights), compiles for the CPU, and
 // this CPU's int8 products are not exact (int8_products_exact). That mode
 // turns off the CPU plugin's low-precision transformations: the int8 layers

@@ -1,5 +1,13 @@
+import os
+
 import openvino as ov
 import pytest
+
+
+def pytest_configure(config):
+    # Programs the tests load stay out of the user's model cache (on by
+    # default); test_model_cache.py sets the variable itself.
+    os.environ.setdefault("OV_EXECUTORCH_CACHE_DIR", "none")
 
 
 @pytest.fixture(scope="session")

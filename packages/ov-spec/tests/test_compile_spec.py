@@ -150,6 +150,7 @@ def test_float32_default_on_every_device_string_that_names_only_the_cpu(device, 
             (("inference_precision", b"bf16"), ("cache_dir", b"/tmp/c")),
             {"INFERENCE_PRECISION_HINT": "bf16", "CACHE_DIR": "/tmp/c"},
         ),
+        ((("device", b"GPU"), ("cache_dir", b"none")), {"CACHE_DIR": ""}),
         (
             (("dynamic_quantization_group_size", b"32"),),
             {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "32"},
@@ -164,6 +165,7 @@ def test_float32_default_on_every_device_string_that_names_only_the_cpu(device, 
         "gpu_default",
         "gpu_f16",
         "bf16_with_cache",
+        "gpu_no_cache",
         "cpu_dynamic_quantization",
         "gpu_no_dynamic_quantization",
     ],
@@ -219,6 +221,11 @@ def test_a_cache_dir_that_is_a_file_is_refused(tmp_path):
     with pytest.raises(CompileSpecError, match=r"'cache_dir' names .*exists and is not a folder"):
         parse(("cache_dir", str(path).encode()))
     assert parse(("cache_dir", str(tmp_path / "new").encode())).cache_dir == str(tmp_path / "new")
+
+
+def test_cache_dir_none_turns_the_cache_off_and_nothing_leaves_it_to_the_runtime():
+    assert parse(("cache_dir", b"none")).properties()["CACHE_DIR"] == ""
+    assert "CACHE_DIR" not in parse().properties()
 
 
 def test_an_empty_device_means_the_default():

@@ -19,6 +19,7 @@ from ov_spec.compile_spec import (
     KNOWN_KEYS,
     KV_CACHE_PRECISION,
     KV_CACHE_PRECISIONS,
+    NO_CACHE,
     NUM_STREAMS,
     PERFORMANCE_HINT,
     PERFORMANCE_HINTS,
@@ -36,6 +37,7 @@ __all__ = [  # noqa: RUF022 - grouped by topic
     # compile spec keys and values
     "ALLOW_INT64_NARROWING",
     "CACHE_DIR",
+    "NO_CACHE",
     "CPU_DEFAULT_PRECISION",
     "DEFAULT_DEVICE",
     "DEVICE",

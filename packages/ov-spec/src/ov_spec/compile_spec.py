@@ -24,8 +24,9 @@ key                         values                          default
 ``inference_precision``     ``f32``, ``f16``, ``bf16``      ``f32`` when the device
                                                             string names only the CPU;
                                                             OpenVINO's own elsewhere
-``cache_dir``               a folder for OpenVINO's model   none (no cache)
-                            cache
+``cache_dir``               a folder for OpenVINO's model   a per-user folder chosen
+                            cache, or ``none``              when the program loads
+                                                            (``NO_CACHE``)
 ``inference_num_threads``   a positive number of threads    OpenVINO's own (all cores)
 ``enable_cpu_pinning``      ``true``, ``false``             OpenVINO's own (pinned on
                                                             Linux)
@@ -56,6 +57,8 @@ from ov_spec.exceptions import CompileSpecError
 DEVICE = "device"
 INFERENCE_PRECISION = "inference_precision"
 CACHE_DIR = "cache_dir"
+NO_CACHE = "none"
+"""The ``cache_dir`` value that turns OpenVINO's model cache off."""
 INFERENCE_NUM_THREADS = "inference_num_threads"
 ENABLE_CPU_PINNING = "enable_cpu_pinning"
 DYNAMIC_QUANTIZATION_GROUP_SIZE = "dynamic_quantization_group_size"
@@ -116,8 +119,13 @@ class OpenvinoOptions:
         inference_precision: ``f32``, ``f16`` or ``bf16``; ``None`` keeps the
             default (``f32`` when the device string names only the CPU,
             OpenVINO's own elsewhere).
-        cache_dir: Folder for OpenVINO's model cache; ``None`` for no cache.
-            A second load of the same program with a cache is faster.
+        cache_dir: Folder for OpenVINO's model cache, or ``"none"`` for no
+            cache; ``None`` leaves the choice to the runtime, which uses
+            ``OV_EXECUTORCH_CACHE_DIR`` when set (``none`` for no cache), else
+            ``$XDG_CACHE_HOME/ov_executorch``, else ``~/.cache/ov_executorch``
+            on the machine that loads the program. A second load of the same
+            program with a cache imports the compiled model instead of
+            compiling it.
         inference_num_threads: How many threads OpenVINO runs one inference
             on, as text (``"1"``); ``None`` for OpenVINO's default. One thread
             each lets programs that run in parallel (one per Python thread)
@@ -164,7 +172,11 @@ class OpenvinoOptions:
         metadata={"help": "f32, f16 or bf16 (default: f32 on CPU, OpenVINO's own elsewhere)"},
     )
     cache_dir: str | None = field(
-        default=None, metadata={"help": "folder for OpenVINO's model cache (default: none)"}
+        default=None,
+        metadata={
+            "help": "folder for OpenVINO's model cache, or none (default: "
+            "$OV_EXECUTORCH_CACHE_DIR, else a per-user cache folder)"
+        },
     )
     inference_num_threads: str | None = field(
         default=None,
@@ -253,10 +265,14 @@ class OpenvinoOptions:
                 )
         self._check_performance()
         cache_dir = self.cache_dir
-        if cache_dir is not None and os.path.exists(cache_dir) and not os.path.isdir(cache_dir):
+        if (
+            cache_dir not in (None, NO_CACHE)
+            and os.path.exists(cache_dir)
+            and not os.path.isdir(cache_dir)
+        ):
             raise CompileSpecError(
                 f"compile spec {CACHE_DIR!r} names {cache_dir!r}, which exists and is not a "
-                "folder; give a folder (OpenVINO creates it if it is missing)"
+                f"folder; give a folder (OpenVINO creates it if it is missing), or {NO_CACHE!r}"
             )
 
     def _check_performance(self) -> None:
@@ -298,8 +314,8 @@ class OpenvinoOptions:
         properties: dict[str, str] = {}
         if (precision := self.effective_precision) is not None:
             properties["INFERENCE_PRECISION_HINT"] = precision
-        if self.cache_dir is not None:
-            properties["CACHE_DIR"] = self.cache_dir
+        if self.cache_dir is not None:  # an empty CACHE_DIR tells the runtime: no cache
+            properties["CACHE_DIR"] = "" if self.cache_dir == NO_CACHE else self.cache_dir
         if self.inference_num_threads is not None:
             properties["INFERENCE_NUM_THREADS"] = str(int(self.inference_num_threads))
         if self.enable_cpu_pinning is not None:
