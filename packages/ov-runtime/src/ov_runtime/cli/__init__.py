@@ -1,17 +1,26 @@
-"""The ``ov-executorch`` command: ``demo``, ``lower``, ``run``, ``generate``, ``inspect`` and ``cpp``.
+"""The ``ov-executorch`` command, and the commands other installed packages add to it.
 
-Parsing the command line imports neither PyTorch nor ExecuTorch, so ``--help``
-answers at once; each command imports what it needs when it runs.
+Its own commands are ``demo``, ``lower``, ``run``, ``generate``, ``inspect``
+and ``cpp``; ov-tests adds ``bench``. Parsing the command line imports neither
+PyTorch nor ExecuTorch, so ``--help`` answers at once; each command imports
+what it needs when it runs.
+
+An added command is an entry point of the group :data:`COMMAND_GROUP` naming
+a module with ``HELP`` (one line), ``add_arguments(parser)`` and
+``run(args) -> int`` (the exit status); ov-runtime never imports the package
+that adds it. That module is imported only when its command is given.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import logging
 import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
 from ov_spec import KEY_HELP
 
@@ -23,7 +32,38 @@ def _add_compile_spec_options(parser: argparse.ArgumentParser) -> None:
         group.add_argument(f"--{key.replace('_', '-')}", dest=key, metavar="VALUE", help=text)
 
 
-def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+COMMAND_GROUP = "ov_executorch.commands"
+"""The entry point group of commands other packages add to ``ov-executorch``."""
+
+
+def _added_commands(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], chosen: str | None
+) -> dict[str, tuple[argparse.ArgumentParser, ModuleType | None]]:
+    """Add a parser per entry point of :data:`COMMAND_GROUP`; load the module of ``chosen`` alone."""
+    added: dict[str, tuple[argparse.ArgumentParser, ModuleType | None]] = {}
+    for entry in importlib.metadata.entry_points(group=COMMAND_GROUP):
+        if entry.name in commands.choices:
+            continue  # the built-in command of that name wins
+        if entry.name != chosen:
+            origin = entry.dist.name if entry.dist else entry.module
+            parser = commands.add_parser(entry.name, help=f"added by {origin}; see its --help")
+            added[entry.name] = (parser, None)
+            continue
+        module = entry.load()
+        parser = commands.add_parser(entry.name, help=module.HELP, description=module.HELP)
+        module.add_arguments(parser)
+        added[entry.name] = (parser, module)
+    return added
+
+
+def _chosen_command(argv: Sequence[str]) -> str | None:
+    """The command named in ``argv``: its first word that is not an option."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def _parser(
+    chosen: str | None = None,
+) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser], dict[str, ModuleType]]:
     parser = argparse.ArgumentParser(
         prog="ov-executorch", description="OpenVINO backend for ExecuTorch."
     )
@@ -75,14 +115,17 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     only.add_argument(
         "--cmake-dir", action="store_true", help="print the CMake package's folder alone"
     )
-    return parser, {
+    added = _added_commands(commands, chosen)
+    parsers = {
         "demo": demo,
         "lower": lower,
         "run": runner,
         "generate": generator,
         "inspect": inspect,
         "cpp": cpp,
+        **{name: parser for name, (parser, _) in added.items()},
     }
+    return parser, parsers, {name: module for name, (_, module) in added.items() if module}
 
 
 def _quiet_library_notices() -> None:
@@ -110,13 +153,17 @@ def _print_cpp_paths(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 success, 1 a failed check, 2 an error)."""
-    parser, command_parsers = _parser()
-    args, unknown = parser.parse_known_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser, command_parsers, added = _parser(_chosen_command(words))
+    args, unknown = parser.parse_known_args(words)
     if unknown:  # said by the command's own parser, with its usage
         command_parsers[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "cpp":
         return _print_cpp_paths(args)
     _quiet_library_notices()
+    if args.command in added:
+        status: int = added[args.command].run(args)
+        return status
     from ov_runtime.cli import commands
 
     try:
