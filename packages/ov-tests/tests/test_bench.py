@@ -32,7 +32,13 @@ def test_bench_measures_a_named_model_and_a_pte_and_writes_a_table_and_a_plot(tm
     assert "### one add of two float32 (1, 8) tensors (per-call overhead)" in markdown
     assert f"### {pte}" in markdown
     measured = rows(markdown)
-    for variant in ("OpenVINO f32", "this backend f32", "XNNPACK f32", "eager f32", "add.pte"):
+    for variant in (
+        "OpenVINO f32",
+        "OpenVINO C API f32",
+        "this backend f32",
+        "XNNPACK f32",
+        "add.pte",
+    ):
         assert re.fullmatch(r"\d+\.\d{3}", measured[variant]), (variant, markdown)
     assert any(v.startswith("built-in OpenVINO") for v in measured)  # timed, or a note why not
     assert (tmp_path / "out" / "bench.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")

@@ -46,6 +46,7 @@ import torch
 from ov_runtime import compile_specs, load_program, lower
 from ov_tests.benchmarks._timing import interleaved_seconds, percentiles_ms
 from ov_tests.benchmarks.bench_command import add_arguments
+from ov_tests.benchmarks.c_api import c_api_call
 
 Inputs = tuple[Any, ...]
 CACHE_VARIABLE = "OV_EXECUTORCH_CACHE_DIR"
@@ -215,7 +216,8 @@ def _core() -> ov.Core:
     return ov.Core()
 
 
-def _openvino(exported: Any, inputs: Inputs, precision: str, cache: str) -> Variant:
+def _openvino(exported: Any, inputs: Inputs, precision: str, cache: str) -> list[Variant]:
+    """OpenVINO's own conversion, compiled and run through its Python API and through its C API."""
     variant = Variant("OpenVINO", precision, note="convert_model, reshaped to the inputs' shapes")
     core = _core()
     model = ov.convert_model(exported)
@@ -233,7 +235,9 @@ def _openvino(exported: Any, inputs: Inputs, precision: str, cache: str) -> Vari
     request = compiled.create_infer_request()
     arrays = [value.numpy() for value in inputs]
     variant.call = functools.partial(request.infer, arrays, share_inputs=True)
-    return variant
+    c_api = Variant("OpenVINO C API", precision, note="ov_infer_request_infer alone")
+    c_api.call = c_api_call(model, arrays, config)
+    return [variant, c_api]
 
 
 def _xnnpack(exported: Any, inputs: Inputs) -> Variant:
@@ -302,7 +306,7 @@ def model_variants(
     variants: list[Variant] = []
     for precision in precisions:
         progress(f"  OpenVINO {precision}: convert_model, compile_model")
-        variants.append(_openvino(exported, inputs, precision, cache))
+        variants.extend(_openvino(exported, inputs, precision, cache))
         progress(f"  this backend {precision}: lowering, loading")
         variants.append(_this_backend(exported, inputs, precision, cache))
     progress("  XNNPACK: lowering, loading")
@@ -347,31 +351,40 @@ def _cell(value: float | None, digits: int) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
+def _medians(variants: Sequence[Variant], name: str) -> dict[str, float]:
+    """The median per-call seconds of the variants called ``name``, by precision."""
+    return {v.precision: statistics.median(v.times) for v in variants if v.name == name and v.times}
+
+
 def table(title: str, variants: Sequence[Variant]) -> str:
-    """A Markdown table of ``variants``; ratios to OpenVINO itself at the same precision."""
-    baseline = {
-        v.precision: statistics.median(v.times)
-        for v in variants
-        if v.name == "OpenVINO" and v.times
-    }
+    """A Markdown table of ``variants``.
+
+    Per-call ratios are to OpenVINO's Python API, and the microseconds over
+    its C API, each at the same precision.
+    """
+    python_api, c_api = _medians(variants, "OpenVINO"), _medians(variants, "OpenVINO C API")
     lines = [
         f"### {title}",
         "",
-        "| variant | per call, median ms | p10-p90 ms | vs OpenVINO | lowering s "
-        "| lowering peak MiB | first load ms | cached load ms | note |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| variant | per call, median ms | p10-p90 ms | vs OpenVINO | over C API, µs "
+        "| lowering s | lowering peak MiB | first load ms | cached load ms | note |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for v in variants:
-        timing, ratio = ["", ""], ""
+        timing, ratio, over = ["", ""], "", ""
         if v.times:
             p10, p50, p90 = percentiles_ms(v.times)
             timing = [f"{p50:.3f}", f"{p10:.3f}-{p90:.3f}"]
-            if v.precision in baseline:
-                ratio = f"{statistics.median(v.times) / baseline[v.precision]:.2f}"
+            median = statistics.median(v.times)
+            if v.precision in python_api:
+                ratio = f"{median / python_api[v.precision]:.2f}"
+            if v.precision in c_api:
+                over = f"{(median - c_api[v.precision]) * 1e6:.1f}"
         cells = [
             v.label,
             *timing,
             ratio,
+            over,
             _cell(v.lowering_s, 2),
             _cell(v.lowering_peak_mib, 0),
             _cell(v.first_load_ms, 1),
