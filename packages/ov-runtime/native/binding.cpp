@@ -30,6 +30,27 @@ ov_status_e wrap(const OpenvinoApi& api, ov_element_type_e type, std::vector<int
   return api.ov_tensor_create_from_host_ptr(type, shape, data ? data : empty_data, tensor);
 }
 
+// Binds `dims` of `type` at `data` (not copied) to the request's index-th
+// input or output, unless that memory and those sizes are bound already.
+ov_status_e bind_memory(const OpenvinoApi& api, ov_infer_request_t* request, size_t index,
+                        bool is_input, Argument& argument, std::vector<int64_t> dims,
+                        void* data) {
+  if (argument.bound_data == data && argument.bound_dims == dims) return OK;
+  argument.bound_data = nullptr;
+  ov_tensor_t* tensor = nullptr;
+  ov_status_e status = wrap(api, argument.port.type, dims, data, &tensor);
+  if (status == OK) {
+    status = is_input ? api.ov_infer_request_set_input_tensor_by_index(request, index, tensor)
+                      : api.ov_infer_request_set_output_tensor_by_index(request, index, tensor);
+  }
+  if (tensor) api.ov_tensor_free(tensor);
+  if (status == OK) {
+    argument.bound_data = data;
+    argument.bound_dims = std::move(dims);
+  }
+  return status;
+}
+
 // The tensor's sizes in memory order: sizes permuted by its dim order, which
 // is how ov_convert typed the model's parameters and results (NHWC for a
 // channels_last NCHW tensor).
@@ -195,7 +216,6 @@ Error bind_input(const OpenvinoApi& api, ov_infer_request_t* request, size_t ind
                  Argument& argument, EValue& value) {
   Error error = check_kind(argument, value, "input", index);
   if (error != Error::Ok) return error;
-  ov_tensor_t* tensor = nullptr;
   ov_status_e status;
   if (argument.binding == Binding::kScalar) {
     if (!store_scalar(argument, value)) {
@@ -206,17 +226,15 @@ Error bind_input(const OpenvinoApi& api, ov_infer_request_t* request, size_t ind
     // ov_convert types scalars as 0-d; a model that takes shape [1] gets that.
     std::vector<int64_t> dims = argument.port.rank == 1 ? std::vector<int64_t>{1}
                                                         : std::vector<int64_t>{};
-    status = wrap(api, argument.port.type, dims, &argument.scalar, &tensor);
+    status = bind_memory(api, request, index, true, argument, dims, &argument.scalar);
   } else {
     const Tensor& input = value.toTensor();
     ov_element_type_e type;
     error = check_tensor(argument.port, input, "input", index, &type);
     if (error != Error::Ok) return error;
-    status = wrap(api, type, physical_dims(input), const_cast<void*>(input.const_data_ptr()),
-                  &tensor);
+    status = bind_memory(api, request, index, true, argument, physical_dims(input),
+                         const_cast<void*>(input.const_data_ptr()));
   }
-  if (status == OK) status = api.ov_infer_request_set_input_tensor_by_index(request, index, tensor);
-  if (tensor) api.ov_tensor_free(tensor);
   if (status != OK) {
     log_error("cannot bind delegate input %zu: %s", index, api.describe(status).c_str());
     return Error::InvalidArgument;
@@ -225,17 +243,15 @@ Error bind_input(const OpenvinoApi& api, ov_infer_request_t* request, size_t ind
 }
 
 Error bind_output(const OpenvinoApi& api, ov_infer_request_t* request, size_t index,
-                  const Argument& argument, EValue& value) {
+                  Argument& argument, EValue& value) {
   Error error = check_kind(argument, value, "output", index);
   if (error != Error::Ok || argument.binding == Binding::kScalar) return error;
   Tensor& output = value.toTensor();
   ov_element_type_e type;
   error = check_tensor(argument.port, output, "output", index, &type);
   if (error != Error::Ok || argument.binding != Binding::kZeroCopy) return error;
-  ov_tensor_t* tensor = nullptr;
-  ov_status_e status = wrap(api, type, physical_dims(output), output.mutable_data_ptr(), &tensor);
-  if (status == OK) status = api.ov_infer_request_set_output_tensor_by_index(request, index, tensor);
-  if (tensor) api.ov_tensor_free(tensor);
+  ov_status_e status = bind_memory(api, request, index, false, argument, physical_dims(output),
+                                   output.mutable_data_ptr());
   if (status != OK) {
     log_error("cannot bind delegate output %zu to ExecuTorch's buffer: %s", index,
               api.describe(status).c_str());

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "openvino_api.h"
 
@@ -41,6 +42,11 @@ struct Argument {
   Port port;
   Binding binding = Binding::kZeroCopy;
   int64_t scalar = 0;  // 8 bytes for an int, bool or float input
+  // The memory and memory-order sizes last bound to the request's port. The
+  // request keeps that tensor, so a call that binds the same memory and sizes
+  // again (ExecuTorch's planned buffers, a scalar's slot) skips the binding.
+  const void* bound_data = nullptr;
+  std::vector<int64_t> bound_dims;
 };
 
 // Reads the element type and shape of a compiled model's port.
@@ -59,7 +65,7 @@ executorch::runtime::Error bind_input(const OpenvinoApi& api, ov_infer_request_t
 // Before inference: binds a kZeroCopy output to ExecuTorch's buffer; checks
 // that every output is the kind of value its binding expects.
 executorch::runtime::Error bind_output(const OpenvinoApi& api, ov_infer_request_t* request,
-                                       size_t index, const Argument& argument,
+                                       size_t index, Argument& argument,
                                        executorch::runtime::EValue& value);
 
 // After inference: writes kCopyAfterInfer and kScalar outputs into `value`.
