@@ -302,17 +302,22 @@ def model_variants(
     model: torch.nn.Module, inputs: Inputs, precisions: Sequence[str], cache: str
 ) -> list[Variant]:
     """Build every variant of ``model`` (lowering, loading), eager last."""
-    exported = torch.export.export(model, inputs)
+
+    # A program of its own for each: ExecuTorch's lowering takes the constants
+    # it moves into delegates out of the table the given program shares.
+    def exported() -> Any:
+        return torch.export.export(model, inputs)
+
     variants: list[Variant] = []
     for precision in precisions:
         progress(f"  OpenVINO {precision}: convert_model, compile_model")
-        variants.extend(_openvino(exported, inputs, precision, cache))
+        variants.extend(_openvino(exported(), inputs, precision, cache))
         progress(f"  this backend {precision}: lowering, loading")
-        variants.append(_this_backend(exported, inputs, precision, cache))
+        variants.append(_this_backend(exported(), inputs, precision, cache))
     progress("  XNNPACK: lowering, loading")
-    variants.append(_xnnpack(exported, inputs))
+    variants.append(_xnnpack(exported(), inputs))
     progress("  built-in OpenVINO: lowering, importing")
-    variants.append(_builtin_openvino(exported, inputs))
+    variants.append(_builtin_openvino(exported(), inputs))
     variants.append(_eager(model, inputs))
     return variants
 
