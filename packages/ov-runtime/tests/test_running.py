@@ -108,6 +108,23 @@ def test_inputs_written_in_place_and_new_shapes_give_new_results_each_call(bound
         torch.testing.assert_close(method.execute([y])[0], y * 2)
 
 
+def test_an_exported_program_lowers_twice_and_keeps_its_constants():
+    class WithConstant(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("offset", torch.arange(4.0), persistent=False)
+
+        def forward(self, x):
+            return x + self.offset
+
+    x = torch.randn(2, 4)
+    exported = torch.export.export(WithConstant(), (x,))
+    for _ in range(2):
+        output = run(load_program(lower(exported).buffer), (x,))[0]
+        torch.testing.assert_close(output, x + torch.arange(4.0))
+    assert list(exported.constants) == ["offset"]
+
+
 def test_a_path_runs_and_a_missing_one_is_named(tmp_path):
     path = tmp_path / "double.pte"
     lower(Double(), (torch.ones(2),)).save(str(path))

@@ -124,7 +124,7 @@ def lower(
     """
     partitioner = OpenvinoPartitioner(compile_specs, skip_ops=skip_ops)
     if isinstance(model, torch.export.ExportedProgram):
-        exported = model
+        exported = _own_constants(model)
     else:
         exported = torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes)
     if needs_decompositions(exported):  # ops ExecuTorch's edge checker would refuse
@@ -153,6 +153,27 @@ def lower(
             name: partitioner.rejections.get(name, "added by ExecuTorch after partitioning")
             for name in cpu
         },
+    )
+
+
+def _own_constants(program: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """``program`` with a constants table of its own (the graph, weights and the rest shared).
+
+    ExecuTorch's lowering takes the constants it moves into delegates out of
+    the table, which the programs it derives share with the one it was given:
+    lowering the caller's program again, or converting it with OpenVINO, would
+    then miss them (``KeyError`` while unlifting).
+    """
+    return torch.export.ExportedProgram(
+        root=program.graph_module,
+        graph=program.graph,
+        graph_signature=program.graph_signature,
+        state_dict=program.state_dict,
+        range_constraints=program.range_constraints,
+        module_call_graph=program.module_call_graph,
+        example_inputs=program.example_inputs,
+        constants=dict(program.constants),
+        verifiers=[program.verifier],
     )
 
 
