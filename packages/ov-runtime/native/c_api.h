@@ -70,10 +70,11 @@ OV_EXECUTORCH_EXPORT void ov_executorch_runner_free(ov_executorch_runner* runner
 // call's (ov_executorch_take_last_error).
 OV_EXECUTORCH_EXPORT int ov_executorch_runner_load_method(ov_executorch_runner* runner,
                                                           const char* method);
+// Runs `method` on `count` inputs and describes its outputs in `outputs`, which
+// has room for `capacity` (the method's output count); `*num_outputs` is the
+// number written. An output's data stays valid until the next execute.
 OV_EXECUTORCH_EXPORT int ov_executorch_runner_execute(ov_executorch_runner* runner,
                                                       const char* method,
                                                       const ov_executorch_value* inputs,
-                                                      size_t count, size_t* num_outputs);
-// Describes output `index` of the last execute; its data stays valid until the next one.
-OV_EXECUTORCH_EXPORT int ov_executorch_runner_output(const ov_executorch_runner* runner,
-                                                     size_t index, ov_executorch_value* out);
+                                                      size_t count, ov_executorch_value* outputs,
+                                                      size_t capacity, size_t* num_outputs);

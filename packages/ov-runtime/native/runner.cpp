@@ -90,43 +90,13 @@ bool to_evalues(const ov_executorch_value* values, size_t count, std::vector<EVa
   return true;
 }
 
-}  // namespace
-
-ov_executorch_runner* ov_executorch_runner_load(const void* data, size_t size) {
-  return reinterpret_cast<ov_executorch_runner*>(new (std::nothrow) Runner(data, size));
-}
-
-void ov_executorch_runner_free(ov_executorch_runner* runner) {
-  delete reinterpret_cast<Runner*>(runner);
-}
-
-int ov_executorch_runner_load_method(ov_executorch_runner* runner, const char* method) {
-  ov_executorch::clear_last_error();
-  return static_cast<int>(reinterpret_cast<Runner*>(runner)->load_method(method));
-}
-
-int ov_executorch_runner_execute(ov_executorch_runner* runner, const char* method,
-                                 const ov_executorch_value* inputs, size_t count,
-                                 size_t* num_outputs) {
-  ov_executorch::clear_last_error();
-  std::vector<EValue> evalues;
-  std::vector<executorch::extension::TensorPtr> tensors;
-  if (!to_evalues(inputs, count, &evalues, &tensors)) return static_cast<int>(Error::InvalidArgument);
-  auto* self = reinterpret_cast<Runner*>(runner);
-  Error error = self->execute(method, evalues);
-  *num_outputs = error == Error::Ok ? self->outputs().size() : 0;
-  return static_cast<int>(error);
-}
-
-int ov_executorch_runner_output(const ov_executorch_runner* runner, size_t index,
-                                ov_executorch_value* out) {
-  const auto& outputs = reinterpret_cast<const Runner*>(runner)->outputs();
-  if (index >= outputs.size()) return static_cast<int>(Error::InvalidArgument);
-  const EValue& value = outputs[index];
+// Describes one output for the caller: a tensor's sizes, dim order and data
+// (in the program's planned memory), or a scalar.
+Error describe(const EValue& value, ov_executorch_value* out) {
   std::memset(out, 0, sizeof(*out));
   if (value.isTensor()) {
     const auto& tensor = value.toTensor();
-    if (tensor.dim() > OV_EXECUTORCH_MAX_RANK) return static_cast<int>(Error::NotSupported);
+    if (tensor.dim() > OV_EXECUTORCH_MAX_RANK) return Error::NotSupported;
     out->kind = OV_EXECUTORCH_TENSOR;
     out->dtype = static_cast<int32_t>(tensor.scalar_type());
     out->rank = tensor.dim();
@@ -146,7 +116,52 @@ int ov_executorch_runner_output(const ov_executorch_runner* runner, size_t index
     out->kind = OV_EXECUTORCH_DOUBLE;
     out->real = value.toDouble();
   } else {
-    return static_cast<int>(Error::NotSupported);
+    return Error::NotSupported;
   }
+  return Error::Ok;
+}
+
+}  // namespace
+
+ov_executorch_runner* ov_executorch_runner_load(const void* data, size_t size) {
+  return reinterpret_cast<ov_executorch_runner*>(new (std::nothrow) Runner(data, size));
+}
+
+void ov_executorch_runner_free(ov_executorch_runner* runner) {
+  delete reinterpret_cast<Runner*>(runner);
+}
+
+int ov_executorch_runner_load_method(ov_executorch_runner* runner, const char* method) {
+  ov_executorch::clear_last_error();
+  return static_cast<int>(reinterpret_cast<Runner*>(runner)->load_method(method));
+}
+
+int ov_executorch_runner_execute(ov_executorch_runner* runner, const char* method,
+                                 const ov_executorch_value* inputs, size_t count,
+                                 ov_executorch_value* outputs, size_t capacity,
+                                 size_t* num_outputs) {
+  ov_executorch::clear_last_error();
+  *num_outputs = 0;
+  std::vector<EValue> evalues;
+  std::vector<executorch::extension::TensorPtr> tensors;
+  if (!to_evalues(inputs, count, &evalues, &tensors)) return static_cast<int>(Error::InvalidArgument);
+  auto* self = reinterpret_cast<Runner*>(runner);
+  Error error = self->execute(method, evalues);
+  if (error != Error::Ok) return static_cast<int>(error);
+  const auto& values = self->outputs();
+  if (values.size() > capacity) {
+    ov_executorch::log_error("method '%s' has %zu outputs; the caller has room for %zu", method,
+                             values.size(), capacity);
+    return static_cast<int>(Error::InvalidArgument);
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    error = describe(values[i], &outputs[i]);
+    if (error != Error::Ok) {
+      ov_executorch::log_error("output %zu of method '%s' is neither a tensor of rank %d or less "
+                               "nor a scalar", i, method, OV_EXECUTORCH_MAX_RANK);
+      return static_cast<int>(error);
+    }
+  }
+  *num_outputs = values.size();
   return static_cast<int>(Error::Ok);
 }

@@ -315,11 +315,11 @@ def _enter_after_drain(calls: CallsInFlight, nested: bool) -> bool:
     entered, drained = threading.Event(), threading.Event()
 
     def enter():
-        with calls.call():
+        with calls:
             entered.set()
 
     def hold_then_enter():
-        with calls.call():
+        with calls:
             drained.wait()
             enter()
 
@@ -340,7 +340,7 @@ def test_exit_waits_for_native_calls_in_progress_and_holds_new_ones():
     finished: list[str] = []
 
     def in_progress():
-        with calls.call():
+        with calls:
             inside.set()
             release.wait()
             finished.append("in progress")

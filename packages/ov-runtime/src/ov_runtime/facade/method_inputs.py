@@ -173,7 +173,7 @@ def _check_tensor(index: int, spec: MethodInput, value: Any) -> None:
             f"input {index} is {type(value).__name__}; the method takes a tensor of shape "
             f"{spec.bounds}"
         )
-    if value.device.type != "cpu":
+    if not value.is_cpu:
         raise ExecutionError(
             f"input {index} is on device {value.device}; the method takes tensors in CPU memory"
         )

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import executorch.runtime
+import torch
 
 from ov_runtime.exceptions import ExecutionError
 from ov_runtime.facade.method_inputs import as_input_list, check_inputs, method_inputs
-from ov_runtime.facade.values import from_value, laid_out, to_value
+from ov_runtime.facade.values import from_value, laid_out, write_value
 from ov_runtime.native import load_backend, take_last_error
-from ov_runtime.native.runner import NativeRunner, calls_in_flight
+from ov_runtime.native.runner import NativeMethod, NativeRunner, calls_in_flight
 
 
 def _failure(message: str, error: RuntimeError) -> ExecutionError:
@@ -44,6 +45,7 @@ class LoadedMethod:
         self.program = program
         self._meta = program.metadata(name)
         self._inputs = method_inputs(program.data, name)
+        self._orders = [spec.dim_order for spec in self._inputs]
 
     @property
     def metadata(self) -> Any:
@@ -70,15 +72,14 @@ class LoadedMethod:
         """
         values = as_input_list(inputs, len(self._inputs), self.name)
         # PyTorch's ops below run native code too: interpreter exit waits for them.
-        with calls_in_flight.call():
+        with calls_in_flight:
             check_inputs(self._inputs, values)
             # Tensors in the method's memory order, alive while the native side reads them.
             held = [
-                laid_out(value, spec.dim_order) if spec.kind == "tensor" else value
-                for value, spec in zip(values, self._inputs, strict=True)
+                laid_out(value, order) if isinstance(value, torch.Tensor) else value
+                for value, order in zip(values, self._orders, strict=True)
             ]
-            orders = [spec.dim_order for spec in self._inputs]
-            return self.program.execute(self.name, held, orders)
+            return self.program.execute(self.name, held, self._orders)
 
 
 class LoadedProgram:
@@ -99,7 +100,7 @@ class LoadedProgram:
         except RuntimeError as error:
             raise _failure("ExecuTorch could not load the program", error) from error
         self._runner = NativeRunner(data)
-        self._loaded: set[str] = set()
+        self._methods: dict[str, NativeMethod] = {}
         self._lock = threading.Lock()
 
     @property
@@ -125,24 +126,26 @@ class LoadedProgram:
         """
         self._check_name(name)
         with self._lock:
-            if name not in self._loaded:
-                self._runner.load_method(name)
-                self._loaded.add(name)
+            if name not in self._methods:
+                meta = self._program.metadata(name)
+                self._methods[name] = self._runner.load_method(
+                    name, meta.num_inputs(), meta.num_outputs()
+                )
         return LoadedMethod(name, self)
 
     def execute(
         self, name: str, inputs: Sequence[Any], orders: Sequence[Sequence[int]]
     ) -> list[Any]:
-        """Run method ``name`` on checked inputs, tensors laid out in ``orders``; copy its outputs.
+        """Run loaded method ``name`` on checked inputs, tensors laid out in ``orders``; copy its outputs.
 
         Raises:
             ExecutionError: ExecuTorch or a delegate failed.
         """
-        with calls_in_flight.call():
-            values = [to_value(value, order) for value, order in zip(inputs, orders, strict=True)]
-            with self._lock:
-                outputs = self._runner.execute(name, values)
-                return [from_value(output) for output in outputs]
+        with self._lock:  # the method's native values serve every call
+            method = self._methods[name]
+            for native, value, order in zip(method.inputs, inputs, orders, strict=True):
+                write_value(native, value, order)
+            return [from_value(output) for output in method.execute()]
 
     def _check_name(self, name: str) -> None:
         if name not in self._program.method_names:

@@ -8,6 +8,7 @@ out of the program's planned memory, which the next call reuses.
 from __future__ import annotations
 
 import ctypes
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,10 +30,17 @@ def laid_out(tensor: torch.Tensor, order: Sequence[int]) -> torch.Tensor:
     """
     if tensor.is_neg() or tensor.is_conj():
         tensor = tensor.resolve_neg().resolve_conj()
+    if _is_identity(order) and tensor.is_contiguous():
+        return tensor  # the common case, without reading strides one by one
     if _dense_strides(tensor.shape, order) == _strides(tensor, order):
         return tensor
     inverse = sorted(range(len(order)), key=order.__getitem__)
     return tensor.permute(*order).contiguous().permute(*inverse)
+
+
+@functools.cache
+def _is_identity(order: Sequence[int]) -> bool:
+    return list(order) == list(range(len(order)))
 
 
 def _dense_strides(sizes: Sequence[int], order: Sequence[int]) -> dict[int, int]:
@@ -49,10 +57,11 @@ def _strides(tensor: torch.Tensor, order: Sequence[int]) -> dict[int, int]:
     return {dim: tensor.stride(dim) for dim in order if tensor.shape[dim] > 1}
 
 
-def to_value(value: Any, order: Sequence[int] = ()) -> Value:
-    """A native value for an input: a tensor (by pointer, not copied), an int, a float or a bool.
+def write_value(native: Value, value: Any, order: Sequence[int] = ()) -> None:
+    """Write an input into ``native``: a tensor (by pointer, not copied), an int, a float or a bool.
 
     Args:
+        native: The method's native value at the input's position.
         value: The input; a tensor must be :func:`laid_out` in ``order`` and
             stay alive while the value is used.
         order: A tensor input's dim order.
@@ -61,15 +70,16 @@ def to_value(value: Any, order: Sequence[int] = ()) -> Value:
         TypeError: Another kind of value, or a tensor of a dtype programs do not take.
         ValueError: A tensor of rank above 16.
     """
-    native = Value()
     if isinstance(value, torch.Tensor):
-        if value.dtype not in _SCALAR_TYPES:
+        scalar_type = _SCALAR_TYPES.get(value.dtype)
+        if scalar_type is None:
             raise TypeError(f"tensors of dtype {value.dtype} are not taken")
-        if value.dim() > MAX_RANK:
-            raise ValueError(f"a tensor of rank {value.dim()}; at most {MAX_RANK} is taken")
-        native.kind, native.dtype, native.rank = TENSOR, _SCALAR_TYPES[value.dtype], value.dim()
-        native.sizes[: value.dim()] = list(value.shape)
-        native.dim_order[: value.dim()] = list(order)
+        rank = value.dim()
+        if rank > MAX_RANK:
+            raise ValueError(f"a tensor of rank {rank}; at most {MAX_RANK} is taken")
+        native.kind, native.dtype, native.rank = TENSOR, scalar_type, rank
+        native.sizes[:rank] = value.shape
+        native.dim_order[:rank] = order
         native.data = value.data_ptr()
     elif isinstance(value, bool):
         native.kind, native.integer = BOOL, int(value)
@@ -79,7 +89,6 @@ def to_value(value: Any, order: Sequence[int] = ()) -> Value:
         native.kind, native.real = DOUBLE, value
     else:
         raise TypeError(f"an input of type {type(value).__name__} is not taken")
-    return native
 
 
 def from_value(value: Value) -> Any:

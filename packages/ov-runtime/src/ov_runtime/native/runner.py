@@ -10,12 +10,10 @@ nor ExecuTorch's Python package.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import ctypes
 import functools
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
 
 from ov_runtime.exceptions import ExecutionError
 from ov_runtime.native.library import load_backend, take_last_error
@@ -56,13 +54,9 @@ def _runner_library() -> ctypes.CDLL:
         ctypes.c_char_p,
         ctypes.POINTER(Value),
         ctypes.c_size_t,
-        ctypes.POINTER(ctypes.c_size_t),
-    ]
-    library.ov_executorch_runner_output.restype = ctypes.c_int
-    library.ov_executorch_runner_output.argtypes = [
-        ctypes.c_void_p,
-        ctypes.c_size_t,
         ctypes.POINTER(Value),
+        ctypes.c_size_t,
+        ctypes.POINTER(ctypes.c_size_t),
     ]
     return library
 
@@ -76,8 +70,8 @@ class CallsInFlight:
     the spot. Either aborts the process ("terminate called without an active
     exception") when it meets a thread inside OpenVINO, or inside a PyTorch op
     (which gives up the GIL and takes it back in a ``noexcept`` destructor).
-    So a caller holds a place across all its native work, tensor copies
-    included, and at exit :meth:`drain` refuses new calls (their threads wait
+    So a caller holds a place (``with calls_in_flight:``) across all its
+    native work, tensor copies included, and at exit :meth:`drain` refuses new calls (their threads wait
     in Python until the process ends) and waits for those in progress. Places
     nest: a thread that holds one enters again without waiting.
     """
@@ -88,9 +82,8 @@ class CallsInFlight:
         self._closing = False
         self._depth = threading.local()
 
-    @contextlib.contextmanager
-    def call(self) -> Iterator[None]:
-        """Hold one place while the native work inside runs."""
+    def __enter__(self) -> None:
+        """Hold one place while the native work inside the ``with`` block runs."""
         depth: int = getattr(self._depth, "value", 0)
         if depth == 0:
             with self._condition:
@@ -98,13 +91,14 @@ class CallsInFlight:
                     self._condition.wait()  # until the process ends
                 self._count += 1
         self._depth.value = depth + 1
-        try:
-            yield
-        finally:
-            self._depth.value = depth
-            if depth == 0:
-                with self._condition:
-                    self._count -= 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        depth: int = self._depth.value - 1
+        self._depth.value = depth
+        if depth == 0:
+            with self._condition:
+                self._count -= 1
+                if self._closing:
                     self._condition.notify_all()
 
     def drain(self, timeout: float = 30.0) -> None:
@@ -148,36 +142,54 @@ class NativeRunner:
         # and the process's end frees the memory anyway.
         weakref.finalize(self, self._library.ov_executorch_runner_free, handle).atexit = False
 
-    def load_method(self, name: str) -> None:
-        """Load ``name``: its delegates compile now.
+    def load_method(self, name: str, num_inputs: int, num_outputs: int) -> NativeMethod:
+        """Load ``name``, which takes ``num_inputs`` and returns ``num_outputs``: its delegates compile now.
 
         Raises:
             ExecutionError: ExecuTorch or a delegate refused it; with the delegate's reason.
         """
-        with calls_in_flight.call():
+        with calls_in_flight:
             code = self._library.ov_executorch_runner_load_method(self._handle, name.encode())
         if code:
             raise _failure(f"loading method {name!r}", code)
+        return NativeMethod(self, name, num_inputs, num_outputs)
 
-    def execute(self, name: str, inputs: Sequence[Value]) -> list[Value]:
-        """Run ``name`` on ``inputs``; return its outputs, whose data stays valid until the next call.
+
+class NativeMethod:
+    """A loaded method of a :class:`NativeRunner`, whose values serve every call.
+
+    A call fills :attr:`inputs` and runs :meth:`execute`; one native call runs
+    the method and describes all its outputs. Call it from one thread at a time.
+
+    Attributes:
+        inputs: The method's inputs, to fill before each :meth:`execute`.
+    """
+
+    def __init__(self, runner: NativeRunner, name: str, num_inputs: int, num_outputs: int) -> None:
+        self.name = name
+        self.inputs = (Value * num_inputs)()
+        self._outputs = (Value * num_outputs)()
+        self._count = ctypes.c_size_t()
+        self._runner = runner  # the native method lives as long as its runner
+        self._execute = functools.partial(
+            runner._library.ov_executorch_runner_execute,
+            runner._handle,
+            name.encode(),
+            self.inputs,
+            num_inputs,
+            self._outputs,
+            num_outputs,
+            ctypes.byref(self._count),
+        )
+
+    def execute(self) -> list[Value]:
+        """Run the method on :attr:`inputs`; its outputs' data stays valid until the next call.
 
         Raises:
             ExecutionError: ExecuTorch or a delegate failed; with the delegate's reason.
         """
-        values = (Value * len(inputs))(*inputs)
-        count = ctypes.c_size_t()
-        with calls_in_flight.call():
-            code = self._library.ov_executorch_runner_execute(
-                self._handle, name.encode(), values, len(inputs), ctypes.byref(count)
-            )
-            if code:
-                raise _failure(f"method {name!r}", code)
-            outputs = [Value() for _ in range(count.value)]
-            for index, output in enumerate(outputs):
-                code = self._library.ov_executorch_runner_output(
-                    self._handle, index, ctypes.byref(output)
-                )
-                if code:
-                    raise _failure(f"reading output {index} of method {name!r}", code)
-        return outputs
+        with calls_in_flight:
+            code = self._execute()
+        if code:
+            raise _failure(f"method {self.name!r}", code)
+        return self._outputs[: self._count.value]

@@ -66,6 +66,12 @@ def _encoder() -> tuple[torch.nn.Module, Inputs]:
     return layer, (torch.randn(1, 128, 256),)
 
 
+def _linear8192() -> tuple[torch.nn.Module, Inputs]:
+    torch.manual_seed(0)
+    layers = [torch.nn.Linear(8192, 8192, bias=False) for _ in range(4)]
+    return torch.nn.Sequential(*layers).eval(), (torch.randn(1, 8192),)
+
+
 def _add() -> tuple[torch.nn.Module, Inputs]:
     from ov_tests.models import Add
 
@@ -90,6 +96,10 @@ MODELS: dict[str, tuple[str, Callable[[], tuple[torch.nn.Module, Inputs]]]] = {
     "encoder": ("TransformerEncoderLayer(256, 4 heads), 128 tokens", _encoder),
     "resnet18": ("ResNet-18 (seeded), 1 x 3 x 224 x 224", _resnet18),
     "minilm": ("all-MiniLM-L6-v2, five sentences", _minilm),
+    "linear8192": (
+        "4 x Linear(8192, 8192): 1 GiB of float32 weights (lowering memory)",
+        _linear8192,
+    ),
 }
 """The models the benchmark knows by name: a description and a builder (model, inputs)."""
 

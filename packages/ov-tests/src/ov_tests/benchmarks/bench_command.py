@@ -15,7 +15,7 @@ HELP = (
     "per-call latency, loading, lowering time and memory; writes a Markdown table and a plot"
 )
 DEFAULT_MODELS = ("mlp", "encoder", "resnet18", "minilm")
-MODEL_NAMES = ("add", *DEFAULT_MODELS)
+MODEL_NAMES = ("add", *DEFAULT_MODELS, "linear8192")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
