@@ -60,9 +60,11 @@ typedef struct {
 
 typedef struct ov_executorch_runner ov_executorch_runner;
 
-// Reads the program in `size` bytes at `data` (kept alive by the caller);
-// NULL when out of memory. Its methods load with ov_executorch_runner_load_method.
-OV_EXECUTORCH_EXPORT ov_executorch_runner* ov_executorch_runner_load(const void* data, size_t size);
+// Reads and verifies the program in `size` bytes at `data` (kept alive by the
+// caller) into *runner; returns an ExecuTorch Error code (0 for Ok), with
+// *runner NULL unless Ok. Its methods load with ov_executorch_runner_load_method.
+OV_EXECUTORCH_EXPORT int ov_executorch_runner_load(const void* data, size_t size,
+                                                   ov_executorch_runner** runner);
 OV_EXECUTORCH_EXPORT void ov_executorch_runner_free(ov_executorch_runner* runner);
 
 // Each returns an ExecuTorch Error code (0 for Ok); it clears the thread's

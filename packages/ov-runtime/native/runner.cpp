@@ -19,6 +19,10 @@ using executorch::runtime::EValue;
 Runner::Runner(const void* data, size_t size)
     : module_(std::make_unique<Module>(std::make_unique<BufferDataLoader>(data, size))) {}
 
+Error Runner::load() {
+  return module_->load(executorch::runtime::Program::Verification::InternalConsistency);
+}
+
 Error Runner::load_method(const std::string& method) {
   auto meta = module_->method_meta(method);
   if (!meta.ok()) return meta.error();
@@ -123,8 +127,14 @@ Error describe(const EValue& value, ov_executorch_value* out) {
 
 }  // namespace
 
-ov_executorch_runner* ov_executorch_runner_load(const void* data, size_t size) {
-  return reinterpret_cast<ov_executorch_runner*>(new (std::nothrow) Runner(data, size));
+int ov_executorch_runner_load(const void* data, size_t size, ov_executorch_runner** runner) {
+  ov_executorch::clear_last_error();
+  *runner = nullptr;
+  auto loaded = std::unique_ptr<Runner>(new (std::nothrow) Runner(data, size));
+  if (!loaded) return static_cast<int>(Error::MemoryAllocationFailed);
+  Error error = loaded->load();
+  if (error == Error::Ok) *runner = reinterpret_cast<ov_executorch_runner*>(loaded.release());
+  return static_cast<int>(error);
 }
 
 void ov_executorch_runner_free(ov_executorch_runner* runner) {

@@ -20,6 +20,9 @@ class Runner {
   // Reads the program in `size` bytes at `data`, which must outlive the runner.
   Runner(const void* data, size_t size);
 
+  // Parses and verifies the program (ExecuTorch's InternalConsistency check).
+  executorch::runtime::Error load();
+
   executorch::runtime::Error load_method(const std::string& method);
 
   // Runs `method` on `inputs`; the outputs stay valid until the next call.

@@ -20,10 +20,11 @@ import torch
 from ov_tests.llm import tiny_decoder
 
 Inputs = tuple[Any, ...]
-REPEATED_BLOCKS = 4
+REPEATED_BLOCKS = 2
 """Identical blocks kept of a model built from many (MobileBERT's 24 layers):
 each adds lowering time, about 6 s on 2 cores for MobileBERT's, and no op or
-pattern the first ones lack."""
+pattern the first ones lack; a second block checks what one block's output
+feeds."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ def _torchvision(
         torch.manual_seed(0)
         namespace = getattr(torchvision.models, module) if module else torchvision.models
         model: torch.nn.Module = getattr(namespace, name)(weights=None, **options)
+        _keep_repeated_blocks(model)
         for layer in model.modules():
             # ViT's classifier starts at zero, which makes its logits ignore the image.
             if isinstance(layer, torch.nn.Linear) and not layer.weight.any():
@@ -103,6 +105,16 @@ def _torchvision(
         return _with_batch_statistics(model, batch), _image()
 
     return build
+
+
+def _keep_repeated_blocks(model: torch.nn.Module) -> None:
+    """Keep REPEATED_BLOCKS of ViT's 12 encoder layers and of the third stage of Swin-T (6 blocks) and ConvNeXt-T (9)."""
+    import torchvision
+
+    if isinstance(model, torchvision.models.VisionTransformer):
+        model.encoder.layers = model.encoder.layers[:REPEATED_BLOCKS]
+    elif isinstance(model, (torchvision.models.SwinTransformer, torchvision.models.ConvNeXt)):
+        model.features[5] = model.features[5][:REPEATED_BLOCKS]
 
 
 class _Outputs(torch.nn.Module):

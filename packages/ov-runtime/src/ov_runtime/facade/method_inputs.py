@@ -14,38 +14,19 @@ to refuse.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
-from executorch.exir._serialize._flatbuffer_program import _patch_generated_flatbuffer_aliases
-from executorch.exir._serialize.generated.executorch_flatbuffer.Bool import Bool as FlatBool
-from executorch.exir._serialize.generated.executorch_flatbuffer.Double import Double as FlatDouble
-from executorch.exir._serialize.generated.executorch_flatbuffer.Int import Int as FlatInt
-from executorch.exir._serialize.generated.executorch_flatbuffer.KernelTypes import KernelTypes
-from executorch.exir._serialize.generated.executorch_flatbuffer.Program import (
-    Program as FlatProgram,
-)
-from executorch.exir._serialize.generated.executorch_flatbuffer.Tensor import Tensor as FlatTensor
-from executorch.exir._serialize.generated.executorch_flatbuffer.TensorShapeDynamism import (
-    TensorShapeDynamism,
-)
 
 from ov_runtime.exceptions import ExecutionError
+from ov_runtime.facade.program_reader import BOOL, DOUBLE, INT, TENSOR, PlannedValue, read_plans
 from ov_spec import DTYPES
 
 # ExecuTorch's ScalarType code of each dtype a program may take.
 _DTYPES = {dtype.scalar_type: getattr(torch, dtype.torch_name) for dtype in DTYPES}
-_SCALARS = {KernelTypes.Int: int, KernelTypes.Double: float, KernelTypes.Bool: bool}
-
-
-@functools.cache
-def _generated_reader_ready() -> None:
-    # ExecuTorch's generated flatbuffer classes refer to each other through
-    # module names; its own deserializer patches them into classes first.
-    _patch_generated_flatbuffer_aliases()
+_SCALARS = {INT: int, DOUBLE: float, BOOL: bool}
 
 
 @dataclass(frozen=True)
@@ -72,40 +53,33 @@ class MethodInput:
     value: Any = None
 
 
-def method_inputs(pte: Any, method: str) -> list[MethodInput]:
+def method_inputs(pte: bytes, method: str) -> list[MethodInput]:
     """What each input of ``method`` takes, read from the ``.pte`` bytes in place.
 
     Raises:
-        ExecutionError: The program has no such method.
+        ExecutionError: The program has no such method, or its bytes are damaged.
     """
-    _generated_reader_ready()
-    program = FlatProgram.GetRootAs(pte, 0)
-    for index in range(program.ExecutionPlanLength()):
-        plan = program.ExecutionPlan(index)
-        if plan.Name().decode() == method:
-            return [_input(plan.Values(plan.Inputs(i))) for i in range(plan.InputsLength())]
+    try:
+        plans = read_plans(pte)
+    except ValueError as error:
+        raise ExecutionError(str(error)) from error
+    for plan in plans:
+        if plan.name == method:
+            return [_input(value) for value in plan.inputs]
     raise ExecutionError(f"the program has no method {method!r}")
 
 
-def _input(value: Any) -> MethodInput:
-    table, kind = value.Val(), value.ValType()
-    if table is None:
-        return MethodInput(None)
-    if kind == KernelTypes.Tensor:
-        tensor = FlatTensor()
-        tensor.Init(table.Bytes, table.Pos)
+def _input(value: PlannedValue) -> MethodInput:
+    if value.kind == TENSOR:
         return MethodInput(
             "tensor",
-            dtype=_DTYPES.get(tensor.ScalarType()),
-            bounds=tuple(tensor.Sizes(d) for d in range(tensor.SizesLength())),
-            dim_order=tuple(tensor.DimOrder(d) for d in range(tensor.DimOrderLength())),
-            static=tensor.ShapeDynamism() == TensorShapeDynamism.STATIC,
+            dtype=_DTYPES.get(value.scalar_type),
+            bounds=value.sizes,
+            dim_order=value.dim_order,
+            static=value.static,
         )
-    if kind in _SCALARS:
-        reader = {KernelTypes.Int: FlatInt, KernelTypes.Double: FlatDouble}.get(kind, FlatBool)()
-        reader.Init(table.Bytes, table.Pos)
-        read = {FlatInt: "IntVal", FlatDouble: "DoubleVal", FlatBool: "BoolVal"}[type(reader)]
-        return MethodInput(_SCALARS[kind], value=getattr(reader, read)())
+    if value.kind in _SCALARS:
+        return MethodInput(_SCALARS[value.kind], value=value.value)
     return MethodInput(None)
 
 

@@ -4,7 +4,9 @@ ExecuTorch's ``Method`` reads its ``Program``'s data and does not keep the
 program alive, so dropping the program while a method is in use crashes the
 process. The objects here hold what they read from: a method keeps its
 program, and the program its bytes. Programs run in the native library
-(:mod:`ov_runtime.native.runner`), without holding the GIL.
+(:mod:`ov_runtime.native.runner`), without holding the GIL; what the facade
+reads of a program it reads in place (:mod:`ov_runtime.facade.program_reader`),
+so running a program never imports ExecuTorch's compiler.
 """
 
 from __future__ import annotations
@@ -14,22 +16,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import executorch.runtime
 import torch
 
 from ov_runtime.exceptions import ExecutionError
-from ov_runtime.facade.method_inputs import as_input_list, check_inputs, method_inputs
+from ov_runtime.facade.method_inputs import (
+    MethodInput,
+    as_input_list,
+    check_inputs,
+    method_inputs,
+)
+from ov_runtime.facade.program_reader import Plan, read_plans
 from ov_runtime.facade.values import from_value, laid_out, write_value
 from ov_runtime.native import load_backend, take_last_error
 from ov_runtime.native.runner import NativeMethod, NativeRunner, calls_in_flight
-
-
-def _failure(message: str, error: RuntimeError) -> ExecutionError:
-    """An ExecutionError with ExecuTorch's message and, if a delegate failed, its reason."""
-    reason = take_last_error()
-    return ExecutionError(
-        f"{message}: {error}" + (f"; OpenVINO delegate: {reason}" if reason else "")
-    )
 
 
 class LoadedMethod:
@@ -43,14 +42,13 @@ class LoadedMethod:
     def __init__(self, name: str, program: LoadedProgram) -> None:
         self.name = name
         self.program = program
-        self._meta = program.metadata(name)
         self._inputs = method_inputs(program.data, name)
         self._orders = [spec.dim_order for spec in self._inputs]
 
     @property
-    def metadata(self) -> Any:
-        """ExecuTorch's ``MethodMeta``: the number, dtypes and planned sizes of inputs and outputs."""
-        return self._meta
+    def inputs(self) -> list[MethodInput]:
+        """What the method takes at each input: kind, dtype, planned sizes, dim order."""
+        return list(self._inputs)
 
     def execute(self, inputs: Sequence[Any] | Any) -> list[Any]:
         """Run the method on ``inputs`` and return its outputs (tensors and scalars), in order.
@@ -85,37 +83,30 @@ class LoadedMethod:
 class LoadedProgram:
     """A ``.pte`` loaded to run with this backend; it keeps the bytes it reads from.
 
-    ExecuTorch's Python runtime reads the program's metadata; the native
-    library runs it (ExecuTorch's Module API, with ExecuTorch's kernels for
-    the nodes left on the CPU).
+    The native library verifies and runs it (ExecuTorch's Module API, with
+    ExecuTorch's kernels for the nodes left on the CPU).
 
     Attributes:
         data: The ``.pte`` bytes.
+
+    Raises:
+        ExecutionError: ExecuTorch refused the program; with its error code.
     """
 
     def __init__(self, data: bytes) -> None:
         self.data = data
+        self._runner = NativeRunner(data)  # verifies the flatbuffer before it is read here
         try:
-            self._program = executorch.runtime.Runtime.get().load_program(data)
-        except RuntimeError as error:
-            raise _failure("ExecuTorch could not load the program", error) from error
-        self._runner = NativeRunner(data)
+            self._plans: dict[str, Plan] = {plan.name: plan for plan in read_plans(data)}
+        except ValueError as error:
+            raise ExecutionError(str(error)) from error
         self._methods: dict[str, NativeMethod] = {}
         self._lock = threading.Lock()
 
     @property
     def method_names(self) -> set[str]:
         """The names of the program's methods."""
-        return set(self._program.method_names)
-
-    def metadata(self, name: str) -> Any:
-        """ExecuTorch's ``MethodMeta`` of method ``name``.
-
-        Raises:
-            ExecutionError: The program has no such method.
-        """
-        self._check_name(name)
-        return self._program.metadata(name)
+        return set(self._plans)
 
     def load_method(self, name: str = "forward") -> LoadedMethod:
         """Load method ``name`` (each delegate compiles now; a second call reuses the first).
@@ -127,9 +118,9 @@ class LoadedProgram:
         self._check_name(name)
         with self._lock:
             if name not in self._methods:
-                meta = self._program.metadata(name)
+                plan = self._plans[name]
                 self._methods[name] = self._runner.load_method(
-                    name, meta.num_inputs(), meta.num_outputs()
+                    name, len(plan.inputs), plan.num_outputs
                 )
         return LoadedMethod(name, self)
 
@@ -148,9 +139,9 @@ class LoadedProgram:
             return [from_value(output) for output in method.execute()]
 
     def _check_name(self, name: str) -> None:
-        if name not in self._program.method_names:
+        if name not in self._plans:
             raise ExecutionError(
-                f"the program has no method {name!r}; it has {sorted(self._program.method_names)}"
+                f"the program has no method {name!r}; it has {sorted(self._plans)}"
             )
 
 

@@ -42,8 +42,12 @@ class Value(ctypes.Structure):
 def _runner_library() -> ctypes.CDLL:
     """The native library, with its runner functions declared."""
     library = load_backend()
-    library.ov_executorch_runner_load.restype = ctypes.c_void_p
-    library.ov_executorch_runner_load.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    library.ov_executorch_runner_load.restype = ctypes.c_int
+    library.ov_executorch_runner_load.argtypes = [
+        ctypes.c_char_p,
+        ctypes.c_size_t,
+        ctypes.POINTER(ctypes.c_void_p),
+    ]
     library.ov_executorch_runner_free.restype = None
     library.ov_executorch_runner_free.argtypes = [ctypes.c_void_p]
     library.ov_executorch_runner_load_method.restype = ctypes.c_int
@@ -128,19 +132,23 @@ class NativeRunner:
 
     Raises:
         BackendUnavailableError: The native library cannot be loaded.
-        ExecutionError: Out of memory for the runner.
+        ExecutionError: ExecuTorch refused the program (its flatbuffer does not
+            verify), or no memory was left for it.
     """
 
     def __init__(self, data: bytes) -> None:
         self._library = _runner_library()
         self._data = data
-        handle = self._library.ov_executorch_runner_load(data, len(data))
-        if not handle:
-            raise ExecutionError("out of memory for the program's runner")
-        self._handle: int = handle
+        handle = ctypes.c_void_p()
+        with calls_in_flight:
+            code = self._library.ov_executorch_runner_load(data, len(data), ctypes.byref(handle))
+        if code:
+            raise _failure("loading the program", code)
+        assert handle.value is not None  # set whenever the code is 0
+        self._handle: int = handle.value
         # Not at interpreter exit: a daemon thread may still be inside a call,
         # and the process's end frees the memory anyway.
-        weakref.finalize(self, self._library.ov_executorch_runner_free, handle).atexit = False
+        weakref.finalize(self, self._library.ov_executorch_runner_free, self._handle).atexit = False
 
     def load_method(self, name: str, num_inputs: int, num_outputs: int) -> NativeMethod:
         """Load ``name``, which takes ``num_inputs`` and returns ``num_outputs``: its delegates compile now.
