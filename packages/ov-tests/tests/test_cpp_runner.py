@@ -3,6 +3,7 @@
 import io
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,8 @@ from ov_runtime import load_program, lower, run
 from ov_runtime.native import cmake_package_dir, cpp_runner
 from ov_tests.models import SENTENCES, minilm
 
-EXAMPLE_APP = Path(__file__).parents[2] / "ov-runtime" / "examples" / "cpp_app"
+RUNTIME_SOURCES = Path(__file__).parents[2] / "ov-runtime"
+EXAMPLE_APP = RUNTIME_SOURCES / "examples" / "cpp_app"
 
 
 def run_cpp(pte: Path, inputs: list[torch.Tensor], folder: Path, *extra: str):
@@ -123,22 +125,18 @@ def test_a_bad_program_or_bad_inputs_exit_non_zero_with_a_reason(dynamic_pte, tm
     assert "takes 2 inputs (Float[16, 8], Float[3, 8]); 1 --input files given" in one_input.stderr
 
 
-def test_an_application_links_the_backend_with_find_package(tmp_path):
+def _build_and_run_example_app(tmp_path: Path, *options: str) -> Path:
+    """Build the example application with CMake ``options``, run it on a program; return the build folder."""
     build = tmp_path / "build"
     configure = subprocess.run(
-        [
-            "cmake",
-            "-S",
-            str(EXAMPLE_APP),
-            "-B",
-            str(build),
-            f"-Dov_executorch_backend_DIR={cmake_package_dir()}",
-        ],
+        ["cmake", "-S", str(EXAMPLE_APP), "-B", str(build), *options],
         capture_output=True,
         text=True,
     )
     assert configure.returncode == 0, configure.stdout + configure.stderr
-    built = subprocess.run(["cmake", "--build", str(build)], capture_output=True, text=True)
+    built = subprocess.run(
+        ["cmake", "--build", str(build), "--parallel", "2"], capture_output=True, text=True
+    )
     assert built.returncode == 0, built.stdout + built.stderr
 
     class Affine(torch.nn.Module):
@@ -150,3 +148,24 @@ def test_an_application_links_the_backend_with_find_package(tmp_path):
     app = subprocess.run([str(build / "cpp_app"), str(pte)], capture_output=True, text=True)
     assert app.returncode == 0, app.stderr
     assert app.stdout.strip() == "4"
+    return build
+
+
+def test_an_application_links_the_backend_with_find_package(tmp_path):
+    _build_and_run_example_app(tmp_path, f"-Dov_executorch_backend_DIR={cmake_package_dir()}")
+
+
+@pytest.mark.slow
+def test_an_application_builds_the_backend_as_a_static_archive_and_registers_it(tmp_path):
+    build = _build_and_run_example_app(
+        tmp_path,
+        f"-DOV_EXECUTORCH_SOURCE_DIR={RUNTIME_SOURCES}",
+        "-DOV_EXECUTORCH_STATIC=ON",
+        "-DOV_EXECUTORCH_BUILD_RUNNER=OFF",
+        f"-DPython_EXECUTABLE={sys.executable}",
+    )
+    assert list(build.rglob("libov_executorch_backend.a"))
+    needed = subprocess.run(
+        ["readelf", "--dynamic", str(build / "cpp_app")], capture_output=True, text=True
+    ).stdout
+    assert "libexecutorch.so" in needed and "ov_executorch_backend" not in needed
