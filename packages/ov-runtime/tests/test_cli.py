@@ -144,6 +144,26 @@ def test_help_is_quick_quiet_and_does_not_import_torch():
     assert seconds < 10  # a bound that only catches an import of torch (about 10 s here)
 
 
+def test_run_loads_neither_the_converter_nor_executorchs_compiler(tmp_path):
+    x = torch.ones(2, 3)
+    pte = tmp_path / "scale.pte"
+    lower(Scale(), (x, torch.ones(3, dtype=torch.bool))).save(str(pte))
+    inputs = tmp_path / "inputs.pt"
+    torch.save((x, torch.ones(3, dtype=torch.bool)), inputs)
+    script = (
+        "import sys\n"
+        "from ov_runtime.cli import main\n"
+        f"assert main(['run', {str(pte)!r}, '--inputs', {str(inputs)!r}]) == 0\n"
+        "print(sorted(m for m in ('ov_convert', 'executorch.exir', 'openvino') if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    assert "output 0: tensor shape=(2, 3)" in result.stdout
+    assert result.stdout.strip().endswith("[]")
+
+
 def test_commands_print_no_library_warnings(exported, tmp_path):
     result = subprocess.run(
         [Path(sys.executable).with_name("ov-executorch"), "inspect", str(exported)],

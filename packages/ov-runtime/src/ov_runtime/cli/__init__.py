@@ -180,6 +180,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.pte, args.prompt_ids, args.max_new_tokens, args.eos_token_id, args.method
             )
         return commands.run_program(args.pte, args.inputs, args.method)
-    except commands.USER_ERRORS as error:
+    except commands.user_errors() as error:
         print(f"ov-executorch: error: {error}", file=sys.stderr)
         return 2

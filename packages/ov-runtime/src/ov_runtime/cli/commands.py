@@ -10,22 +10,27 @@ from typing import Any
 
 import torch
 
-from ov_convert import ConversionError
-from ov_partition import compile_specs
+from ov_runtime import facade  # each name loads its module on first use: `run` needs no compiler
 from ov_runtime.cli.minilm import MissingModelPackageError
 from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
-from ov_runtime.facade import generate, inspect_program, lower, run
 from ov_spec import KNOWN_KEYS
 
-USER_ERRORS = (
-    MissingModelPackageError,
-    BackendUnavailableError,
-    ConversionError,
-    ExecutionError,
-    OSError,
-    ValueError,  # CompileSpecError, a file that is not a program
-)
-"""Errors the command line reports in one line, with exit status 2."""
+
+def user_errors() -> tuple[type[Exception], ...]:
+    """Errors the command line reports in one line, with exit status 2.
+
+    ov_convert's ConversionError joins them once lowering has imported it:
+    only lowering raises it, and importing it for ``run`` would load the converter.
+    """
+    errors: tuple[type[Exception], ...] = (
+        MissingModelPackageError,
+        BackendUnavailableError,
+        ExecutionError,
+        OSError,
+        ValueError,  # CompileSpecError, a file that is not a program
+    )
+    converter = sys.modules.get("ov_convert")
+    return (*errors, converter.ConversionError) if converter is not None else errors
 
 
 def spec_values(args: argparse.Namespace) -> dict[str, str]:
@@ -52,8 +57,10 @@ def _load_exported(path: Path) -> torch.export.ExportedProgram:
 
 def lower_program(path: Path, output: Path, specs: dict[str, str]) -> int:
     """Lower the ``ExportedProgram`` saved at ``path``, write the ``.pte`` and print a summary."""
-    specs_list = compile_specs(**specs)  # a bad compile spec fails before the program is read
-    lowered = lower(_load_exported(path), compile_specs=specs_list)
+    specs_list = facade.compile_specs(
+        **specs
+    )  # a bad compile spec fails before the program is read
+    lowered = facade.lower(_load_exported(path), compile_specs=specs_list)
     lowered.save(str(output))
     print(f"wrote {output} ({len(lowered.buffer)} bytes)")
     print(
@@ -68,10 +75,10 @@ def lower_program(path: Path, output: Path, specs: dict[str, str]) -> int:
 def inspect(path: Path, specs: dict[str, str]) -> int:
     """Print the delegates of a ``.pte``, or of an exported program (``.pt2``) lowered first."""
     if path.suffix == ".pt2":
-        specs_list = compile_specs(**specs)
-        print(inspect_program(_load_exported(path), specs_list).format())
+        specs_list = facade.compile_specs(**specs)
+        print(facade.inspect_program(_load_exported(path), specs_list).format())
     else:
-        print(inspect_program(path).format())
+        print(facade.inspect_program(path).format())
     return 0
 
 
@@ -110,7 +117,7 @@ def run_program(pte: Path, inputs_path: Path | None, method: str) -> int:
     """Run ``method`` of a saved ``.pte`` on the inputs saved at ``inputs_path``; print each output."""
     inputs = _load_inputs(inputs_path) if inputs_path is not None else []
     try:
-        outputs = run(pte, inputs, method=method)
+        outputs = facade.run(pte, inputs, method=method)
     except ExecutionError as error:
         if inputs_path is None:
             raise ExecutionError(
@@ -141,7 +148,7 @@ def generate_tokens(
     def show(done: int, total: int) -> None:
         print(f"\rgenerated {done}/{total} tokens", end="", file=sys.stderr, flush=True)
 
-    result = generate(
+    result = facade.generate(
         pte,
         _token_ids(prompt_ids),
         max_new_tokens,
