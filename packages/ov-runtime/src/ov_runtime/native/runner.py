@@ -12,10 +12,12 @@ from __future__ import annotations
 import atexit
 import ctypes
 import functools
+import importlib.util
 import threading
 import weakref
+from pathlib import Path
 
-from ov_runtime.exceptions import ExecutionError
+from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
 from ov_runtime.native.library import load_backend, take_last_error
 
 MAX_RANK = 16
@@ -38,10 +40,33 @@ class Value(ctypes.Structure):
     )
 
 
+KERNELS_LIBRARY = "libexecutorch_kernels_optimized.so"
+
+
+def _load_cpu_kernels() -> None:
+    """Load ExecuTorch's CPU kernels, for the nodes a program leaves on the CPU.
+
+    The executorch wheel's optimized kernel set registers itself when it
+    loads; its Python bindings link the same file, so whichever loads it
+    first, it is one library with one registration.
+
+    Raises:
+        BackendUnavailableError: The executorch wheel or its kernels are missing.
+    """
+    spec = importlib.util.find_spec("executorch")  # finds the package without importing it
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    path = Path(folders[0] if folders else ".") / "lib" / KERNELS_LIBRARY
+    try:
+        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+    except OSError as error:
+        raise BackendUnavailableError(f"cannot load ExecuTorch's CPU kernels: {error}") from error
+
+
 @functools.cache
 def _runner_library() -> ctypes.CDLL:
-    """The native library, with its runner functions declared."""
+    """The native library, with its runner functions declared and ExecuTorch's CPU kernels loaded."""
     library = load_backend()
+    _load_cpu_kernels()
     library.ov_executorch_runner_load.restype = ctypes.c_int
     library.ov_executorch_runner_load.argtypes = [
         ctypes.c_char_p,
