@@ -28,7 +28,6 @@ from pathlib import Path
 
 import torch
 
-from ov_runtime.facade.method_inputs import method_inputs
 from ov_runtime.facade.running import LoadedProgram, load_program
 
 Progress = Callable[[int, int], None]
@@ -157,7 +156,7 @@ def _call_sizes(program: LoadedProgram, method: str) -> tuple[int, bool]:
     holds where the positions have one element (``input_pos``), which for a
     one-token call is the same as ``cache_position``.
     """
-    specs = method_inputs(program.data, method)
+    specs = program.method_inputs(method)
     if len(specs) != 2 or len(specs[0].bounds) != 2 or len(specs[1].bounds) != 1:
         raise ValueError(
             f"method {method!r} does not take (input_ids [1, n], positions [n] or [1]); "

@@ -21,7 +21,7 @@ from typing import Any
 import torch
 
 from ov_runtime.exceptions import ExecutionError
-from ov_runtime.facade.program_reader import BOOL, DOUBLE, INT, TENSOR, PlannedValue, read_plans
+from ov_runtime.facade.program_reader import BOOL, DOUBLE, INT, TENSOR, Plan, PlannedValue
 from ov_spec import DTYPES
 
 # ExecuTorch's ScalarType code of each dtype a program may take.
@@ -53,20 +53,9 @@ class MethodInput:
     value: Any = None
 
 
-def method_inputs(pte: bytes, method: str) -> list[MethodInput]:
-    """What each input of ``method`` takes, read from the ``.pte`` bytes in place.
-
-    Raises:
-        ExecutionError: The program has no such method, or its bytes are damaged.
-    """
-    try:
-        plans = read_plans(pte)
-    except ValueError as error:
-        raise ExecutionError(str(error)) from error
-    for plan in plans:
-        if plan.name == method:
-            return [_input(value) for value in plan.inputs]
-    raise ExecutionError(f"the program has no method {method!r}")
+def planned_inputs(plan: Plan) -> list[MethodInput]:
+    """What each input of the method ``plan`` (read by :func:`read_plans`) takes."""
+    return [_input(value) for value in plan.inputs]
 
 
 def _input(value: PlannedValue) -> MethodInput:

@@ -23,7 +23,7 @@ from ov_runtime.facade.method_inputs import (
     MethodInput,
     as_input_list,
     check_inputs,
-    method_inputs,
+    planned_inputs,
 )
 from ov_runtime.facade.program_reader import Plan, read_plans
 from ov_runtime.facade.values import from_value, laid_out, write_value
@@ -42,7 +42,7 @@ class LoadedMethod:
     def __init__(self, name: str, program: LoadedProgram) -> None:
         self.name = name
         self.program = program
-        self._inputs = method_inputs(program.data, name)
+        self._inputs = program.method_inputs(name)
         self._orders = [spec.dim_order for spec in self._inputs]
 
     @property
@@ -107,6 +107,15 @@ class LoadedProgram:
     def method_names(self) -> set[str]:
         """The names of the program's methods."""
         return set(self._plans)
+
+    def method_inputs(self, name: str) -> list[MethodInput]:
+        """What each input of method ``name`` takes, as the program records it.
+
+        Raises:
+            ExecutionError: The program has no such method.
+        """
+        self._check_name(name)
+        return planned_inputs(self._plans[name])
 
     def load_method(self, name: str = "forward") -> LoadedMethod:
         """Load method ``name`` (each delegate compiles now; a second call reuses the first).

@@ -334,12 +334,10 @@ def model_variants(
 
 def pte_variants(path: Path, cache: str) -> list[Variant]:
     """The one variant of a saved ``.pte``: its inputs are seeded values of the planned shapes."""
-    from ov_runtime.facade.method_inputs import method_inputs
-
     pte = path.read_bytes()
     generator = torch.Generator().manual_seed(0)
     inputs: list[Any] = []
-    for spec in method_inputs(pte, "forward"):
+    for spec in load_program(pte).method_inputs("forward"):
         if spec.kind != "tensor" or spec.dtype is None:
             inputs.append(spec.value)
         elif spec.dtype.is_floating_point:
