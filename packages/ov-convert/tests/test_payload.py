@@ -4,7 +4,7 @@ import struct
 import pytest
 import xxhash
 
-from ov_convert import MAGIC, VERSION, Payload, PayloadError
+from ov_convert import MAGIC, VERSION, CompiledBlob, Payload, PayloadError
 from ov_convert import payload as payload_module
 from ov_convert.payload import HEADER, WIDE_INT8_WEIGHTS, _offsets
 
@@ -199,3 +199,47 @@ def test_weights_in_bytes_and_in_a_file_are_refused(tmp_path):
     path.write_bytes(b"\1")
     with pytest.raises(PayloadError, match="not both"):
         PAYLOAD.to_bytes(weights_file=path)
+
+
+BLOB = CompiledBlob(openvino_version="2026.4.1-test", device_name="Some CPU", data=b"\0\1blob")
+
+
+def test_a_compiled_blob_round_trips_after_the_weights_64_byte_aligned():
+    payload = dataclasses.replace(PAYLOAD, compiled_blob=BLOB)
+    data = payload.to_bytes()
+    assert Payload.from_bytes(data) == payload
+    assert struct.unpack_from("<I", data, 12)[0] == 112
+    blob_offset, blob_size = struct.unpack_from("<QQ", data, 96)
+    assert blob_offset % 64 == 0 and blob_offset + blob_size == len(data)
+    assert data[blob_offset:] == b"2026.4.1-test\0Some CPU\0\0\1blob"
+    weights_offset = struct.unpack_from("<Q", data, 64)[0]
+    assert data[weights_offset : weights_offset + 3] == PAYLOAD.weights
+    # Without a blob the header stays as it was.
+    assert struct.unpack_from("<I", PAYLOAD.to_bytes(), 12)[0] == 96
+
+
+def test_a_compiled_blob_with_weights_from_a_file_gives_the_same_bytes(tmp_path):
+    path = tmp_path / "model.bin"
+    path.write_bytes(PAYLOAD.weights)
+    payload = dataclasses.replace(PAYLOAD, compiled_blob=BLOB)
+    from_file = dataclasses.replace(payload, weights=b"").to_bytes(weights_file=path)
+    assert from_file == payload.to_bytes()
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda data, blob: data[:blob] + b"x" * (len(data) - blob), "does not start with"),
+        (lambda data, blob: data[: blob - 1] + b"x" + data[blob:], "padding before"),
+        (lambda data, blob: data + b"\0", "blob section ends at"),
+    ],
+    ids=["names_missing", "padding", "trailing_bytes"],
+)
+def test_a_blob_section_out_of_place_or_without_its_names_is_refused(change, reason):
+    data = dataclasses.replace(PAYLOAD, compiled_blob=BLOB).to_bytes()
+    blob_offset = struct.unpack_from("<Q", data, 96)[0]
+    changed = bytearray(change(data, blob_offset))
+    body = bytes(changed[112:])
+    struct.pack_into("<Q", changed, 80, xxhash.xxh3_64_intdigest(body))
+    with pytest.raises(PayloadError, match=reason):
+        Payload.from_bytes(bytes(changed))

@@ -145,3 +145,32 @@ def test_state_starts_from_the_buffers_value_and_keeps_each_write():
         x, position = torch.full((1, 3), 100.0 * (step + 1)), torch.tensor([step])
         request.infer([x.numpy(), position.numpy()])
         np.testing.assert_array_equal(request.get_output_tensor(0).data, eager(x, position).numpy())
+
+
+def test_a_compiled_blob_is_made_for_the_device_and_imports_to_the_irs_results():
+    from executorch.exir.backend.compile_spec_schema import CompileSpec
+
+    inputs = (torch.randn(2, 4), torch.ones(5, dtype=torch.bool))
+    processed = preprocess(Mixed(), inputs, [CompileSpec("compiled_blob", b"true")])
+    payload = Payload.from_bytes(processed.processed_bytes)
+    assert payload.compiled_blob is not None
+    core = ov.Core()
+    assert payload.compiled_blob.openvino_version == ov.get_version()
+    assert payload.compiled_blob.device_name == core.get_property("CPU", "FULL_DEVICE_NAME")
+    imported = core.import_model(payload.compiled_blob.data, "CPU")
+    compiled = core.compile_model(read(processed.processed_bytes), "CPU", dict(payload.properties))
+    values = [input.numpy() for input in inputs]
+    for got, expected in zip(imported(values).values(), compiled(values).values(), strict=True):
+        np.testing.assert_array_equal(got, expected)
+    assert Payload.from_bytes(preprocess(Mixed(), inputs).processed_bytes).compiled_blob is None
+
+
+def test_a_compiled_blob_for_a_device_missing_here_names_the_devices_found():
+    from executorch.exir.backend.compile_spec_schema import CompileSpec
+
+    specs = [CompileSpec("device", b"NPU.7"), CompileSpec("compiled_blob", b"true")]
+    inputs = (torch.randn(2, 4), torch.ones(5, dtype=torch.bool))
+    with pytest.raises(
+        ConversionError, match=r"(?s)device 'NPU.7'.*'compiled_blob'.*devices here: .*CPU"
+    ):
+        preprocess(Mixed(), inputs, specs)

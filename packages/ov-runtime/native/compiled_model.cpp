@@ -113,9 +113,10 @@ bool compile_payload(const OpenvinoApi& api, const PayloadView& payload,
 }
 
 std::string describe_compiled(const OpenvinoApi& api, const std::string& device,
-                              const Properties& properties, const ov_compiled_model_t* compiled) {
+                              const Properties& properties, const ov_compiled_model_t* compiled,
+                              bool imported) {
   std::vector<std::string> keys{kPrecisionKey};
-  std::string text = "device=" + device;
+  std::string text = "device=" + device + " loaded_from=" + (imported ? "blob" : "ir");
   for (const auto& property : properties) {
     // The compiled model does not report the low-precision mode: it is written as set.
     if (property.first == kLowPrecisionKey) {

@@ -34,10 +34,13 @@ bool compile_payload(const OpenvinoApi& api, const PayloadView& payload,
                      const Properties& properties, ov_tensor_t* weights,
                      ov_compiled_model_t** compiled, std::string* error);
 
-// "device=CPU INFERENCE_PRECISION_HINT=f32 ...": the device and the value
-// the compiled model reports for each of `properties` (those it compiled
-// with), and for the inference precision in any case.
+// "device=CPU loaded_from=ir INFERENCE_PRECISION_HINT=f32 ...": the device,
+// whether the payload's compiled blob was imported (`imported`, "blob") or
+// its IR compiled ("ir"), and the value the compiled model reports for each
+// of `properties` (those it compiled with) and for the inference precision in
+// any case.
 std::string describe_compiled(const OpenvinoApi& api, const std::string& device,
-                              const Properties& properties, const ov_compiled_model_t* compiled);
+                              const Properties& properties, const ov_compiled_model_t* compiled,
+                              bool imported);
 
 }  // namespace ov_executorch

@@ -1,11 +1,15 @@
 #include "delegate.h"
 
+#include <executorch/runtime/platform/log.h>
+
 #include <functional>
 #include <future>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 
+#include "compiled_blob.h"
 #include "compiled_model.h"
 #include "compiled_records.h"
 #include "errors.h"
@@ -17,6 +21,46 @@ using executorch::runtime::EValue;
 using executorch::runtime::FreeableBuffer;
 using executorch::runtime::Result;
 using executorch::runtime::Span;
+
+namespace {
+
+// Imports the payload's compiled blob when it applies here, else compiles its
+// IR, into *compiled; *imported says which. The checksum is verified while
+// OpenVINO compiles, so that it adds little to the load; a mismatch refuses
+// the delegate all the same, and explains a compile failure that corrupt
+// bytes caused. A blob is imported only once its bytes are known intact:
+// OpenVINO's import reads them as trusted.
+Error load_model(const OpenvinoApi& api, const PayloadView& payload, const Properties& properties,
+                 ov_tensor_t* weights, ov_compiled_model_t** compiled, bool* imported) {
+  std::string corrupt;
+  std::future<bool> checking = std::async(std::launch::async, verify_checksum,
+                                          std::cref(payload), &corrupt);
+  std::optional<bool> intact;
+  if (payload.blob != nullptr) intact = checking.get();
+  std::string blob_unused;
+  *imported = intact.value_or(false) &&
+      import_blob(api, payload, properties, compiled, &blob_unused);
+  if (!blob_unused.empty()) {
+    ET_LOG(Info, "OpenVINO: compiling the delegate's IR, not its compiled blob: %s",
+           blob_unused.c_str());
+  }
+  std::string error;
+  bool ready = *imported ||
+      (intact.value_or(true) && compile_payload(api, payload, properties, weights, compiled,
+                                                &error));
+  if (!intact.has_value()) intact = checking.get();
+  if (!*intact) {
+    log_error("cannot read the delegate payload: %s", corrupt.c_str());
+    return Error::DelegateInvalidCompatibility;
+  }
+  if (!ready) {
+    log_error("%s", error.c_str());
+    return Error::DelegateInvalidCompatibility;
+  }
+  return Error::Ok;
+}
+
+}  // namespace
 
 Delegate::Delegate(const OpenvinoApi& api, FreeableBuffer&& processed)
     : api_(api), processed_(std::move(processed)) {}
@@ -46,26 +90,14 @@ Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& proc
               api.describe(status).c_str());
     return Error::DelegateInvalidCompatibility;
   }
-  // The checksum is verified while OpenVINO compiles, so that it adds little
-  // to the load; a mismatch refuses the delegate all the same, and explains a
-  // compile failure that corrupt bytes caused.
-  std::string corrupt;
-  std::future<bool> intact = std::async(std::launch::async, verify_checksum, std::cref(payload),
-                                        &corrupt);
-  std::string error;
   Properties properties = compile_properties(payload);
-  bool compiled =
-      compile_payload(api, payload, properties, delegate->weights_, &delegate->compiled_, &error);
-  if (!intact.get()) {
-    log_error("cannot read the delegate payload: %s", corrupt.c_str());
-    return Error::DelegateInvalidCompatibility;
-  }
-  if (!compiled) {
-    log_error("%s", error.c_str());
-    return Error::DelegateInvalidCompatibility;
-  }
+  bool imported = false;
+  Error loaded = load_model(api, payload, properties, delegate->weights_, &delegate->compiled_,
+                            &imported);
+  if (loaded != Error::Ok) return loaded;
   delegate->record_ =
-      record_compiled(describe_compiled(api, payload.device, properties, delegate->compiled_));
+      record_compiled(describe_compiled(api, payload.device, properties, delegate->compiled_,
+                                        imported));
   status = api.ov_compiled_model_create_infer_request(delegate->compiled_, &delegate->request_);
   if (status != OK) {
     log_error("cannot create an infer request: %s", api.describe(status).c_str());

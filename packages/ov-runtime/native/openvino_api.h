@@ -17,6 +17,11 @@ struct OpenvinoApi {
   X(ov_core_free)                               \
   X(ov_core_read_model_from_memory_buffer)      \
   X(ov_core_compile_model)                      \
+  X(ov_core_import_model)                       \
+  X(ov_core_set_property)                       \
+  X(ov_core_get_property)                       \
+  X(ov_get_openvino_version)                    \
+  X(ov_version_free)                            \
   X(ov_core_get_available_devices)              \
   X(ov_available_devices_free)                  \
   X(ov_model_free)                              \

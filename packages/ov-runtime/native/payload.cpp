@@ -1,5 +1,6 @@
 #include "payload.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "checksum.h"
@@ -11,6 +12,7 @@ constexpr char kMagic[8] = {'O', 'V', 'E', 'X', 'I', 'R', '\0', '\0'};
 constexpr uint32_t kVersion = 2;
 constexpr size_t kHeaderSize = 88;          // up to the checksum
 constexpr size_t kHeaderSizeWithFlags = 96;  // and the flags after it
+constexpr size_t kHeaderSizeWithBlob = 112;  // and the blob's offset and size after them
 
 template <typename T>
 T read_le(const uint8_t* bytes) {
@@ -26,21 +28,26 @@ struct Section {
   size_t size;
 };
 
-constexpr const char* kSectionNames[4] = {"options", "signature", "xml", "weights"};
-constexpr size_t kWeightsAlignment = 64;
+constexpr size_t kMaxSections = 5;
+constexpr const char* kSectionNames[kMaxSections] = {"options", "signature", "xml", "weights",
+                                                     "blob"};
+constexpr size_t kAlignment = 64;  // of the weights and the blob
 
-// Checks that the sections lie exactly where ov_convert.payload writes them:
-// one after the other from the end of the header, the weights at the next
-// 64-byte boundary after the XML (zero padding between) and ending where the
-// payload ends. Overflow-safe: every section is checked to end inside the
-// buffer before the next offset is derived from it.
-bool read_sections(const uint8_t* bytes, size_t total, size_t header_size, Section* sections,
-                   std::string* error) {
+// Where section i's offset and size are in the header.
+size_t field_offset(size_t i) { return i < 4 ? 16 + 16 * i : kHeaderSizeWithFlags; }
+
+// Checks that the `count` sections lie exactly where ov_convert.payload writes
+// them: one after the other from the end of the header, the weights and the
+// blob at the next 64-byte boundary (zero padding between) and the last
+// ending where the payload ends. Overflow-safe: every section is checked to
+// end inside the buffer before the next offset is derived from it.
+bool read_sections(const uint8_t* bytes, size_t total, size_t header_size, size_t count,
+                   Section* sections, std::string* error) {
   uint64_t expected = header_size;
-  for (size_t i = 0; i < 4; ++i) {
-    if (i == 3) expected += (kWeightsAlignment - expected % kWeightsAlignment) % kWeightsAlignment;
-    uint64_t offset = read_le<uint64_t>(bytes + 16 + 16 * i);
-    uint64_t size = read_le<uint64_t>(bytes + 24 + 16 * i);
+  for (size_t i = 0; i < count; ++i) {
+    if (i >= 3) expected += (kAlignment - expected % kAlignment) % kAlignment;
+    uint64_t offset = read_le<uint64_t>(bytes + field_offset(i));
+    uint64_t size = read_le<uint64_t>(bytes + field_offset(i) + 8);
     if (offset != expected || offset > total || size > total - offset) {
       *error = std::string("payload ") + kSectionNames[i] + " section [" +
           std::to_string(offset) + ", +" + std::to_string(size) +
@@ -52,16 +59,39 @@ bool read_sections(const uint8_t* bytes, size_t total, size_t header_size, Secti
     expected = offset + size;
   }
   if (expected != total) {
-    *error = "payload weights section ends at " + std::to_string(expected) +
-        ", not at the payload's end (" + std::to_string(total) + " bytes)";
+    *error = std::string("payload ") + kSectionNames[count - 1] + " section ends at " +
+        std::to_string(expected) + ", not at the payload's end (" + std::to_string(total) +
+        " bytes)";
     return false;
   }
-  for (const uint8_t* pad = sections[2].data + sections[2].size; pad < sections[3].data; ++pad) {
-    if (*pad != 0) {
-      *error = "payload padding before the weights is not zero";
-      return false;
+  for (size_t i = 2; i + 1 < count; ++i) {  // the padding after the xml, and after the weights
+    for (const uint8_t* pad = sections[i].data + sections[i].size; pad < sections[i + 1].data;
+         ++pad) {
+      if (*pad != 0) {
+        *error = std::string("payload padding before the ") + kSectionNames[i + 1] +
+            " is not zero";
+        return false;
+      }
     }
   }
+  return true;
+}
+
+// The OpenVINO version and the device name, each NUL-terminated, then the blob.
+bool parse_blob(Section blob, PayloadView* view, std::string* error) {
+  const char* text = reinterpret_cast<const char*>(blob.data);
+  const char* end = text + blob.size;
+  const char* version_end = std::find(text, end, '\0');
+  const char* name_end = version_end == end ? end : std::find(version_end + 1, end, '\0');
+  if (name_end == end) {
+    *error = "payload blob section does not start with the OpenVINO version and the device "
+             "name, each NUL-terminated";
+    return false;
+  }
+  view->blob_openvino_version.assign(text, version_end);
+  view->blob_device_name.assign(version_end + 1, name_end);
+  view->blob = name_end + 1;
+  view->blob_size = static_cast<size_t>(end - view->blob);
   return true;
 }
 
@@ -134,9 +164,10 @@ bool parse_payload(const void* data, size_t size, PayloadView* view, std::string
         std::to_string(kHeaderSize) + " to " + std::to_string(size) + " (the bytes given)";
     return false;
   }
-  Section sections[4]{};
-  if (!read_sections(bytes, size, header_size, sections, error)) return false;
-  const auto& [options, signature, xml, weights] = sections;
+  size_t count = header_size >= kHeaderSizeWithBlob ? 5 : 4;
+  Section sections[kMaxSections]{};
+  if (!read_sections(bytes, size, header_size, count, sections, error)) return false;
+  const auto& [options, signature, xml, weights, blob] = sections;
   if (size - header_size < kMinChecksummedBytes) {
     *error = "payload has " + std::to_string(size - header_size) + " bytes after its header";
     return false;
@@ -149,7 +180,8 @@ bool parse_payload(const void* data, size_t size, PayloadView* view, std::string
     *error = "payload model XML is empty";
     return false;
   }
-  if (!parse_options(options, view, error) || !parse_signature(signature, view, error)) {
+  if (!parse_options(options, view, error) || !parse_signature(signature, view, error) ||
+      (count == 5 && !parse_blob(blob, view, error))) {
     return false;
   }
   view->xml = reinterpret_cast<const char*>(xml.data);

@@ -1,6 +1,7 @@
 // The delegate payload written by ov_convert.payload: a versioned header, the
 // compile options (device and OpenVINO properties), the kind of each delegate
-// argument, the model XML and the weights. See payload.py for the layout.
+// argument, the model XML, the weights and, optionally, a compiled blob. See
+// payload.py for the layout.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +28,13 @@ struct PayloadView {
   uint64_t checksum = 0;
   // kWideInt8Weights or 0 (0 in a payload whose header predates the flags).
   uint64_t flags = 0;
+  // The model compiled at lowering (the compiled_blob compile spec), with the
+  // OpenVINO version and the device's FULL_DEVICE_NAME it was made with;
+  // blob is nullptr when the payload carries none.
+  std::string blob_openvino_version;
+  std::string blob_device_name;
+  const char* blob = nullptr;
+  size_t blob_size = 0;
 };
 
 // Int8 weights beyond +-64 multiply quantized activations: OpenVINO's int8

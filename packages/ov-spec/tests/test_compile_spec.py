@@ -201,6 +201,7 @@ def test_every_key_has_a_help_line_for_command_lines():
         "performance_hint",
         "num_streams",
         "kv_cache_precision",
+        "compiled_blob",
     )
     assert all(text for text in KEY_HELP.values())
 
@@ -329,3 +330,23 @@ def test_bad_performance_values_name_the_key_and_what_is_allowed(key, value, exp
     with pytest.raises(CompileSpecError, match=key) as error:
         parse((key, value.encode()))
     assert expected in str(error.value) and repr(value) in str(error.value)
+
+
+def test_a_compiled_blob_is_asked_for_one_device_and_is_no_openvino_property():
+    options = parse(("compiled_blob", b"true"), ("device", b"GPU.1"))
+    assert options.wants_compiled_blob
+    assert "compiled_blob" not in str(options.properties()).lower()
+    assert not parse(("compiled_blob", b"false")).wants_compiled_blob
+    assert not parse().wants_compiled_blob
+
+
+@pytest.mark.parametrize("device", ["AUTO", "AUTO:GPU,CPU", "HETERO:GPU,CPU", "MULTI:CPU", "BATCH"])
+def test_a_compiled_blob_for_a_virtual_device_is_refused_before_conversion(device):
+    with pytest.raises(CompileSpecError, match=r"'compiled_blob'.*one device") as error:
+        parse(("compiled_blob", b"true"), ("device", device.encode()))
+    assert repr(device) in str(error.value)
+
+
+def test_compiled_blob_is_true_or_false():
+    with pytest.raises(CompileSpecError, match=r"'compiled_blob'.*true or false"):
+        parse(("compiled_blob", b"yes"))

@@ -9,7 +9,7 @@ from ov_convert.convert import (
     user_input_values,
 )
 from ov_convert.exceptions import ConversionError, PayloadError
-from ov_convert.payload import MAGIC, SCALAR, TENSOR, VERSION, Payload
+from ov_convert.payload import MAGIC, SCALAR, TENSOR, VERSION, CompiledBlob, Payload
 from ov_convert.preprocess import OvExecutorchBackend
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "SCALAR",
     "TENSOR",
     "VERSION",
+    "CompiledBlob",
     "ConversionError",
     "OvExecutorchBackend",
     "Payload",

@@ -25,10 +25,12 @@ same layout in ``native/payload.cpp``)::
                   runtime then computes those layers in float32 on a CPU
                   without VNNI, whose int8 kernels would saturate the
                   products. Other bits are 0.
+    96      8     blob_offset (uint64)       only in a payload with a compiled
+    104     8     blob_size (uint64)         blob, whose header_size is 112
 
-Sections, in this order after the header, with nothing between them but the
-weights' zero padding, and the weights ending where the payload ends (readers
-accept this layout and no other):
+Sections, in this order after the header, with nothing between them but zero
+padding before the weights and the blob, and the last ending where the payload
+ends (readers accept this layout and no other):
 
 * options: NUL-terminated UTF-8 strings, the device first, then a key and a
   value for each OpenVINO property (``CPU\0INFERENCE_PRECISION_HINT\0f32\0``).
@@ -41,13 +43,19 @@ accept this layout and no other):
   runtime copies out after inference instead of binding ExecuTorch's buffer.
   The runtime picks each argument's binding from it when the delegate loads.
 * xml, then zero padding to the next 64-byte boundary, then the weights.
+* blob (optional, the ``compiled_blob`` compile spec): zero padding to the
+  next 64-byte boundary, then the OpenVINO version and the device's full name
+  it was compiled with (``ov.get_version()``, the ``FULL_DEVICE_NAME``
+  property), each a NUL-terminated UTF-8 string, then what OpenVINO's
+  ``CompiledModel.export_model`` wrote. The runtime imports it when both
+  strings match its own, and compiles the IR otherwise.
 
 Version 1 payloads (no options or signature) are refused: their compile specs
 were read by the runtime with rules of its own, and a program lowered again
 carries them resolved.
 
-The IR, not a compiled blob, is carried so that lowering needs no target
-device and one program loads on any OpenVINO device and on newer releases.
+The IR is always carried, so that one program loads on any OpenVINO device and
+on newer releases; a compiled blob only ever adds a faster first load.
 """
 
 from __future__ import annotations
@@ -69,6 +77,8 @@ HEADER = struct.Struct("<8sII9Q")
 FLAGS = struct.Struct("<Q")
 """The flags after it, in a header of ``HEADER_SIZE`` bytes or more."""
 HEADER_SIZE = HEADER.size + FLAGS.size
+BLOB_FIELDS = struct.Struct("<QQ")
+"""The blob's offset and size after the flags, in a payload that carries one."""
 WIDE_INT8_WEIGHTS = 1
 WEIGHTS_ALIGNMENT = 64
 COPY_CHUNK = 16 << 20
@@ -76,6 +86,45 @@ COPY_CHUNK = 16 << 20
 TENSOR = "T"
 SCALAR = "S"
 COPIED = "C"
+
+
+@dataclass(frozen=True)
+class CompiledBlob:
+    """A model compiled for one device by OpenVINO's ``export_model``, and where it was made.
+
+    Attributes:
+        openvino_version: ``openvino.get_version()`` of the lowering machine
+            (``2026.4.1-22982-...``); OpenVINO imports blobs of its own build only.
+        device_name: The device's ``FULL_DEVICE_NAME`` (``Intel(R) Core(TM)
+            ...``): the compiled kernels were chosen for it.
+        data: The exported bytes.
+    """
+
+    openvino_version: str
+    device_name: str
+    data: bytes
+
+    def to_bytes(self) -> bytes:
+        """The blob section: the two NUL-terminated strings, then the data."""
+        return b"".join(
+            (self.openvino_version.encode() + b"\0", self.device_name.encode() + b"\0", self.data)
+        )
+
+    @classmethod
+    def from_bytes(cls, section: bytes) -> CompiledBlob:
+        """Parse a blob section.
+
+        Raises:
+            PayloadError: The section lacks its two NUL-terminated strings.
+        """
+        version, nul, rest = section.partition(b"\0")
+        name, nul_after_name, data = rest.partition(b"\0")
+        if not (nul and nul_after_name):
+            raise PayloadError(
+                "payload blob section does not start with the OpenVINO version and the device "
+                "name, each NUL-terminated"
+            )
+        return cls(version.decode(errors="replace"), name.decode(errors="replace"), data)
 
 
 @dataclass(frozen=True)
@@ -92,6 +141,7 @@ class Payload:
         outputs: One letter per delegate output, ``T``, ``S``, or ``C`` (a
             tensor passed through from an input, a constant or another output).
         wide_int8_weights: The ``WIDE_INT8_WEIGHTS`` flag.
+        compiled_blob: The model compiled for ``device`` at lowering, or None.
     """
 
     xml: bytes
@@ -101,6 +151,7 @@ class Payload:
     inputs: str = ""
     outputs: str = ""
     wide_int8_weights: bool = False
+    compiled_blob: CompiledBlob | None = None
 
     def __post_init__(self) -> None:
         for text in (self.device, *self.properties, *self.properties.values()):
@@ -133,33 +184,41 @@ class Payload:
         options = b"".join(s.encode("utf-8") + b"\0" for s in strings)
         signature = f"{self.inputs}/{self.outputs}".encode("ascii")
         weights_size = len(self.weights) if weights_file is None else weights_file.stat().st_size
+        blob = b"" if self.compiled_blob is None else self.compiled_blob.to_bytes()
         sizes = [len(options), len(signature), len(self.xml), weights_size]
-        offsets = _offsets(HEADER_SIZE, sizes)
-        padding = b"\0" * (offsets[-1] - offsets[-2] - len(self.xml))
+        header_size = HEADER_SIZE + (BLOB_FIELDS.size if blob else 0)
+        offsets = _offsets(header_size, [*sizes, len(blob)] if blob else sizes)
+        padding = b"\0" * (offsets[3] - offsets[2] - len(self.xml))
         before_weights = (options, signature, self.xml, padding)
+        after_weights = (b"\0" * (offsets[-1] - offsets[3] - weights_size), blob) if blob else ()
         if (size := sum(map(len, before_weights)) + weights_size) < MIN_CHECKSUMMED:
             raise PayloadError(f"payload of {size} bytes after its header; an IR has more")
-        fields = [value for pair in zip(offsets, sizes, strict=True) for value in pair]
+        fields = [value for pair in zip(offsets[:4], sizes, strict=True) for value in pair]
         checksum = xxhash.xxh3_64()
         for piece in before_weights:
             checksum.update(piece)
         flags = FLAGS.pack(WIDE_INT8_WEIGHTS if self.wide_int8_weights else 0)
+        if blob:
+            flags += BLOB_FIELDS.pack(offsets[-1], len(blob))
 
         def header() -> bytes:
-            return HEADER.pack(MAGIC, VERSION, HEADER_SIZE, *fields, checksum.intdigest()) + flags
+            for piece in after_weights:
+                checksum.update(piece)
+            return HEADER.pack(MAGIC, VERSION, header_size, *fields, checksum.intdigest()) + flags
 
         if weights_file is None:
             checksum.update(self.weights)
-            return b"".join((header(), *before_weights, self.weights))
+            return b"".join((header(), *before_weights, self.weights, *after_weights))
         with (
             weights_file.open("rb") as source,
             tempfile.TemporaryFile(dir=weights_file.parent) as assembled,
         ):
-            assembled.write(bytes(HEADER_SIZE))
+            assembled.write(bytes(header_size))
             assembled.writelines(before_weights)
             while chunk := source.read(COPY_CHUNK):
                 checksum.update(chunk)
                 assembled.write(chunk)
+            assembled.writelines(after_weights)
             assembled.seek(0)
             assembled.write(header())
             assembled.seek(0)
@@ -191,13 +250,15 @@ class Payload:
             raise PayloadError(
                 f"payload header_size is {header_size}; expected {HEADER.size} to {len(data)}"
             )
-        _check_layout(data, header_size, fields)
         flags = FLAGS.unpack_from(data, HEADER.size)[0] if header_size >= HEADER_SIZE else 0
+        if header_size >= HEADER_SIZE + BLOB_FIELDS.size:
+            fields += BLOB_FIELDS.unpack_from(data, HEADER_SIZE)
+        _check_layout(data, header_size, fields)
         if len(data) - header_size < MIN_CHECKSUMMED:
             raise PayloadError(f"payload has {len(data) - header_size} bytes after its header")
         if xxhash.xxh3_64_intdigest(memoryview(data)[header_size:]) != checksum:
             raise PayloadError("payload checksum does not match its bytes: the payload is corrupt")
-        options, signature, xml, weights = (
+        options, signature, xml, weights, *blob = (
             data[offset : offset + size]
             for offset, size in zip(fields[::2], fields[1::2], strict=True)
         )
@@ -218,20 +279,22 @@ class Payload:
             inputs=inputs,
             outputs=outputs,
             wide_int8_weights=bool(flags & WIDE_INT8_WEIGHTS),
+            compiled_blob=CompiledBlob.from_bytes(blob[0]) if blob else None,
         )
 
 
 MIN_CHECKSUMMED = 241
 """The fewest bytes after the header; the runtime's checksum takes no fewer (an IR has more)."""
 
-_SECTIONS = ("options", "signature", "xml", "weights")
+_SECTIONS = ("options", "signature", "xml", "weights", "blob")
+_ALIGNED = frozenset({"weights", "blob"})
 
 
 def _offsets(start: int, sizes: list[int]) -> list[int]:
-    """Where each section starts: one after the other from ``start``, the weights 64-byte aligned."""
+    """Where each section starts: one after the other from ``start``, the weights and blob 64-byte aligned."""
     offsets = []
-    for name, size in zip(_SECTIONS, sizes, strict=True):
-        if name == "weights":
+    for name, size in zip(_SECTIONS[: len(sizes)], sizes, strict=True):
+        if name in _ALIGNED:
             start += -start % WEIGHTS_ALIGNMENT
         offsets.append(start)
         start += size
@@ -241,8 +304,9 @@ def _offsets(start: int, sizes: list[int]) -> list[int]:
 def _check_layout(data: bytes, header_size: int, fields: list[int]) -> None:
     """Refuse any layout but the one :meth:`Payload.to_bytes` writes."""
     offsets, sizes = fields[::2], fields[1::2]
+    expected_offsets = _offsets(header_size, sizes)
     for name, offset, expected in zip(
-        _SECTIONS, offsets, _offsets(header_size, sizes), strict=True
+        _SECTIONS[: len(offsets)], offsets, expected_offsets, strict=True
     ):
         if offset != expected:
             raise PayloadError(
@@ -251,7 +315,9 @@ def _check_layout(data: bytes, header_size: int, fields: list[int]) -> None:
     end = offsets[-1] + sizes[-1]
     if end != len(data):
         raise PayloadError(
-            f"payload weights section ends at {end}, not at the payload's end ({len(data)} bytes)"
+            f"payload {_SECTIONS[len(offsets) - 1]} section ends at {end}, not at the payload's "
+            f"end ({len(data)} bytes)"
         )
-    if any(data[offsets[2] + sizes[2] : offsets[3]]):
-        raise PayloadError("payload padding before the weights is not zero")
+    for index in range(2, len(offsets) - 1):  # the xml, and the weights when a blob follows
+        if any(data[offsets[index] + sizes[index] : offsets[index + 1]]):
+            raise PayloadError("payload padding before the weights or the blob is not zero")

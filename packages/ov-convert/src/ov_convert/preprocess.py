@@ -15,6 +15,7 @@ from executorch.exir.dim_order_utils import get_memory_format
 from executorch.exir.passes.dim_order_ops_registry import MemoryFormatOpsMap
 from torch.export import ExportedProgram
 
+from ov_convert.compiled_blob import compile_blob
 from ov_convert.convert import (
     convert_module,
     output_signature,
@@ -127,6 +128,9 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
         the runtime applies them as they are. Buffers the partition mutates
         become OpenVINO state (:mod:`ov_convert.states`), so the delegate's
         inputs and outputs are the partition's user inputs and outputs alone.
+        With the ``compiled_blob`` compile spec, the model is also compiled
+        for the device here and the exported blob stored beside the IR
+        (:mod:`ov_convert.compiled_blob`).
 
         Args:
             edge_program: The partition, in edge dialect.
@@ -134,20 +138,26 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
 
         Raises:
             CompileSpecError: A compile spec is not valid (checked before conversion).
-            ConversionError: OpenVINO could not convert the partition.
+            ConversionError: OpenVINO could not convert the partition, or
+                could not compile it for the device to store a compiled blob.
         """
         options = OpenvinoOptions.from_compile_specs(compile_specs)
         model, inputs, outputs = _convert(edge_program)
+        properties = options.properties()
+        blob = (
+            compile_blob(model, options.device, properties) if options.wants_compiled_blob else None
+        )
         with tempfile.TemporaryDirectory(prefix="ov_executorch_") as folder:
             xml, weights = serialize(model, Path(folder))
             payload = Payload(
                 xml=xml,
                 weights=b"",
                 device=options.device,
-                properties=options.properties(),
+                properties=properties,
                 inputs=signature(inputs),
                 outputs=output_signature(model, outputs),
                 wide_int8_weights=int8_products_may_saturate(model),
+                compiled_blob=blob,
             ).to_bytes(weights_file=weights)
         logger.debug(
             "serialized a partition for %s: %d payload bytes", options.device, len(payload)

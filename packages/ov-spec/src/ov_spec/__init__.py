@@ -8,6 +8,7 @@ from ov_spec.backend_id import BACKEND_ID
 from ov_spec.compile_spec import (
     ALLOW_INT64_NARROWING,
     CACHE_DIR,
+    COMPILED_BLOB,
     CPU_DEFAULT_PRECISION,
     DEFAULT_DEVICE,
     DEVICE,
@@ -38,6 +39,7 @@ __all__ = [  # noqa: RUF022 - grouped by topic
     "ALLOW_INT64_NARROWING",
     "CACHE_DIR",
     "NO_CACHE",
+    "COMPILED_BLOB",
     "CPU_DEFAULT_PRECISION",
     "DEFAULT_DEVICE",
     "DEVICE",

@@ -41,6 +41,8 @@ key                         values                          default
 ``num_streams``             a positive number, or ``AUTO``  OpenVINO's own (from the hint)
 ``kv_cache_precision``      ``f32``, ``f16``, ``bf16``,     OpenVINO's own
                             ``u8``, ``u4``
+``compiled_blob``           ``true``, ``false``             ``false`` (the payload
+                                                            carries the IR alone)
 ==========================  ==============================  =========================
 """
 
@@ -66,6 +68,7 @@ ALLOW_INT64_NARROWING = "allow_int64_narrowing"
 PERFORMANCE_HINT = "performance_hint"
 NUM_STREAMS = "num_streams"
 KV_CACHE_PRECISION = "kv_cache_precision"
+COMPILED_BLOB = "compiled_blob"
 
 PERFORMANCE_HINTS = ("LATENCY", "THROUGHPUT", "CUMULATIVE_THROUGHPUT")
 """The values of OpenVINO's ``PERFORMANCE_HINT`` property."""
@@ -83,6 +86,8 @@ unless told otherwise, so a float32 program asks for f32 on ``CPU``."""
 # colon and a comma-separated priority list (AUTO:GPU,CPU; HETERO:GPU.0,CPU).
 _DEVICE_NAME = r"[A-Z][A-Z0-9_]*(?:\.[0-9]+)?"
 _DEVICE_PATTERN = re.compile(rf"{_DEVICE_NAME}(?::{_DEVICE_NAME}(?:,{_DEVICE_NAME})*)?")
+# One device of one plugin: what OpenVINO's export_model and import_model take.
+_SINGLE_DEVICE = re.compile(rf"(?!(?:AUTO|HETERO|MULTI|BATCH)\b){_DEVICE_NAME}")
 _CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -157,6 +162,15 @@ class OpenvinoOptions:
             block in (``f32``, ``f16``, ``bf16``, ``u8``, ``u4``); ``None``
             for OpenVINO's default. It applies to caches OpenVINO itself
             recognizes (its ``ScaledDotProductAttention`` with a state).
+        compiled_blob: ``true`` or ``false``: whether preprocess also compiles
+            the model for :attr:`device` on the lowering machine and stores
+            OpenVINO's exported blob beside the IR. The runtime imports it
+            instead of compiling when its OpenVINO version and device name
+            match those it was made with (a first load then costs what
+            OpenVINO's ``import_model`` costs), and compiles the IR otherwise.
+            It needs one device (not ``AUTO`` or ``HETERO``) present when
+            lowering, and makes the payload larger by about the weights'
+            size. ``None`` means ``false``. Read by preprocess only.
 
     Raises:
         CompileSpecError: A field holds a value OpenVINO would not accept; the
@@ -225,6 +239,13 @@ class OpenvinoOptions:
             "caches (default: OpenVINO's)"
         },
     )
+    compiled_blob: str | None = field(
+        default=None,
+        metadata={
+            "help": "true or false: also store a blob compiled for the device at lowering, "
+            "which the runtime imports when OpenVINO and the device match (default: false)"
+        },
+    )
 
     def __post_init__(self) -> None:
         for option in fields(self):
@@ -234,12 +255,7 @@ class OpenvinoOptions:
                     f"compile spec {option.name!r} has the value {value!r}, which holds a "
                     "control character; values are printable text"
                 )
-        if not _DEVICE_PATTERN.fullmatch(self.device):
-            raise CompileSpecError(
-                f"compile spec {DEVICE!r} has the value {self.device!r}; expected an OpenVINO "
-                "device string such as 'CPU', 'GPU', 'GPU.1', 'NPU' or 'AUTO:GPU,CPU' "
-                "(upper case, no spaces)"
-            )
+        self._check_device()
         if self.inference_precision is not None and self.inference_precision not in PRECISIONS:
             raise CompileSpecError(
                 f"compile spec {INFERENCE_PRECISION!r} has the value "
@@ -257,7 +273,7 @@ class OpenvinoOptions:
                 f"compile spec {DYNAMIC_QUANTIZATION_GROUP_SIZE!r} has the value {group!r}; "
                 "expected a whole number below 2**31, such as '32', or '0' for none"
             )
-        for key in (ENABLE_CPU_PINNING, ALLOW_INT64_NARROWING):
+        for key in (ENABLE_CPU_PINNING, ALLOW_INT64_NARROWING, COMPILED_BLOB):
             if getattr(self, key) not in (None, "true", "false"):
                 raise CompileSpecError(
                     f"compile spec {key!r} has the value {getattr(self, key)!r}; "
@@ -273,6 +289,21 @@ class OpenvinoOptions:
             raise CompileSpecError(
                 f"compile spec {CACHE_DIR!r} names {cache_dir!r}, which exists and is not a "
                 f"folder; give a folder (OpenVINO creates it if it is missing), or {NO_CACHE!r}"
+            )
+
+    def _check_device(self) -> None:
+        """Check the device string, and that a compiled blob is asked for one device."""
+        if not _DEVICE_PATTERN.fullmatch(self.device):
+            raise CompileSpecError(
+                f"compile spec {DEVICE!r} has the value {self.device!r}; expected an OpenVINO "
+                "device string such as 'CPU', 'GPU', 'GPU.1', 'NPU' or 'AUTO:GPU,CPU' "
+                "(upper case, no spaces)"
+            )
+        if self.compiled_blob == "true" and not _SINGLE_DEVICE.fullmatch(self.device):
+            raise CompileSpecError(
+                f"compile spec {COMPILED_BLOB!r} is true for the device {self.device!r}; a "
+                "compiled blob is made for one device, such as 'CPU' or 'GPU.0' (not AUTO, "
+                "HETERO, MULTI or BATCH)"
             )
 
     def _check_performance(self) -> None:
@@ -291,6 +322,11 @@ class OpenvinoOptions:
                 f"compile spec {NUM_STREAMS!r} has the value {streams!r}; expected a positive "
                 "whole number below 2**31, such as '1', or AUTO"
             )
+
+    @property
+    def wants_compiled_blob(self) -> bool:
+        """Whether preprocess stores a compiled blob beside the IR (``compiled_blob``)."""
+        return self.compiled_blob == "true"
 
     @property
     def effective_precision(self) -> str | None:

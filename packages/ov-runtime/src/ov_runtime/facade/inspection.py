@@ -51,6 +51,8 @@ class DelegateReport:
         states: Each buffer the delegate keeps as OpenVINO state between
             calls (``key_cache_0 f32[1,2,128,16]``), in place of an input and
             an output that ExecuTorch would copy.
+        compiled_blob: The compiled blob it carries (``"266642 bytes for AMD
+            EPYC by OpenVINO 2026.4.1-..."``), else "".
         problem: Why the payload could not be read, else "".
     """
 
@@ -63,6 +65,7 @@ class DelegateReport:
     inputs: Sequence[str] = ()
     outputs: Sequence[str] = ()
     states: Sequence[str] = ()
+    compiled_blob: str = ""
     problem: str = ""
 
 
@@ -98,6 +101,8 @@ class ProgramReport:
             lines += [f"  input {i}: {port}" for i, port in enumerate(delegate.inputs)]
             lines += [f"  output {i}: {port}" for i, port in enumerate(delegate.outputs)]
             lines += [f"  state {state}" for state in delegate.states]
+            if delegate.compiled_blob:
+                lines.append(f"  compiled blob: {delegate.compiled_blob}")
         lines.append(f"{len(self.cpu_nodes)} left on ExecuTorch's CPU kernels")
         lines += [f"  {name}: {reason}" for name, reason in self.cpu_nodes.items()]
         return "\n".join(lines)
@@ -265,6 +270,9 @@ def _read_payload(method: str, data: bytes) -> DelegateReport:
             f"{info.variable_id} {info.data_type.get_type_name()}{info.data_shape}"
             for info in (variable.get_info() for variable in model.get_variables())
         ],
+        compiled_blob=""
+        if (blob := payload.compiled_blob) is None
+        else f"{len(blob.data)} bytes for {blob.device_name} by OpenVINO {blob.openvino_version}",
     )
 
 
