@@ -125,11 +125,13 @@ def test_a_bad_program_or_bad_inputs_exit_non_zero_with_a_reason(dynamic_pte, tm
     assert "takes 2 inputs (Float[16, 8], Float[3, 8]); 1 --input files given" in one_input.stderr
 
 
-def _build_and_run_example_app(tmp_path: Path, *options: str) -> Path:
+def _build_and_run_example_app(
+    tmp_path: Path, *options: str, source: Path = EXAMPLE_APP, app: str = "cpp_app"
+) -> Path:
     """Build the example application with CMake ``options``, run it on a program; return the build folder."""
     build = tmp_path / "build"
     configure = subprocess.run(
-        ["cmake", "-S", str(EXAMPLE_APP), "-B", str(build), *options],
+        ["cmake", "-S", str(source), "-B", str(build), *options],
         capture_output=True,
         text=True,
     )
@@ -145,9 +147,9 @@ def _build_and_run_example_app(tmp_path: Path, *options: str) -> Path:
 
     pte = tmp_path / "affine.pte"
     lower(Affine(), (torch.ones(4),)).save(str(pte))
-    app = subprocess.run([str(build / "cpp_app"), str(pte)], capture_output=True, text=True)
-    assert app.returncode == 0, app.stderr
-    assert app.stdout.strip() == "4"
+    ran = subprocess.run([str(build / app), str(pte)], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "4"
     return build
 
 
@@ -169,3 +171,69 @@ def test_an_application_builds_the_backend_as_a_static_archive_and_registers_it(
         ["readelf", "--dynamic", str(build / "cpp_app")], capture_output=True, text=True
     ).stdout
     assert "libexecutorch.so" in needed and "ov_executorch_backend" not in needed
+
+
+# An application that builds ExecuTorch itself has ExecuTorch targets of its
+# own before it adds the backend (add_subdirectory of an ExecuTorch source tree
+# gives executorch_core and the kernel libraries); these stand in for them,
+# over the wheel's libraries, under names the wheel's package does not use.
+APP_WITH_ITS_EXECUTORCH = """
+cmake_minimum_required(VERSION 3.24)
+project(app_with_its_executorch LANGUAGES CXX)
+add_library(app_executorch SHARED IMPORTED)
+set_target_properties(app_executorch PROPERTIES
+  IMPORTED_LOCATION "{lib}/libexecutorch.so"
+  INTERFACE_INCLUDE_DIRECTORIES "{include};{include}/executorch/runtime/core/portable_type/c10"
+  INTERFACE_COMPILE_DEFINITIONS "C10_USING_CUSTOM_GENERATED_MACROS;ET_EVENT_TRACER_ENABLED")
+add_library(app_kernels SHARED IMPORTED)
+set_target_properties(app_kernels PROPERTIES
+  IMPORTED_LOCATION "{lib}/libexecutorch_kernels_optimized.so")
+add_subdirectory("{example}" app)
+"""
+
+
+@pytest.mark.slow
+def test_an_application_with_its_own_executorch_targets_builds_the_backend_against_them(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.find_spec("executorch")
+    assert spec is not None and spec.submodule_search_locations
+    executorch = Path(next(iter(spec.submodule_search_locations)))
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "CMakeLists.txt").write_text(
+        APP_WITH_ITS_EXECUTORCH.format(
+            lib=executorch / "lib", include=executorch / "include", example=EXAMPLE_APP
+        )
+    )
+    build = _build_and_run_example_app(
+        tmp_path,
+        f"-DOV_EXECUTORCH_SOURCE_DIR={RUNTIME_SOURCES}",
+        "-DOV_EXECUTORCH_RUNTIME_TARGET=app_executorch",
+        "-DOV_EXECUTORCH_KERNELS_TARGET=app_kernels",
+        "-DOV_EXECUTORCH_BUILD_RUNNER=OFF",
+        f"-DPython_EXECUTABLE={sys.executable}",
+        source=source,
+        app="app/cpp_app",
+    )
+    # The wheel's ExecuTorch package was never looked for.
+    assert "executorch_DIR" not in (build / "CMakeCache.txt").read_text()
+
+
+def test_an_executorch_target_that_does_not_exist_is_named(tmp_path):
+    configure = subprocess.run(
+        [
+            "cmake",
+            "-S",
+            str(EXAMPLE_APP),
+            "-B",
+            str(tmp_path / "build"),
+            f"-DOV_EXECUTORCH_SOURCE_DIR={RUNTIME_SOURCES}",
+            "-DOV_EXECUTORCH_RUNTIME_TARGET=executorch_core",
+            f"-DPython_EXECUTABLE={sys.executable}",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert configure.returncode != 0
+    assert "'executorch_core' is none" in configure.stderr.replace("\n", " ")
