@@ -36,13 +36,28 @@ def test_the_rewrite_keeps_pytorchs_results(name):
     assert nan_through_clamps_and_maxima(module)
     module.recompile()
     wheres = [n for n in module.graph.nodes if n.target is torch.ops.aten.where.self]
-    assert wheres
+    assert wheres or name == "relu"
     for got, expected in zip(
         torch.utils._pytree.tree_leaves(module(X)),
         torch.utils._pytree.tree_leaves(function(X)),
         strict=True,
     ):
         torch.testing.assert_close(got, expected, equal_nan=True)
+
+
+def test_relu_becomes_a_maximum_with_zero_first_and_no_select():
+    class Wrapper(torch.nn.Module):
+        def forward(self, x):
+            return torch.relu(x)
+
+    module = torch.export.export(Wrapper(), (X,)).module(check_guards=False)
+    assert nan_through_clamps_and_maxima(module)
+    module.recompile()
+    targets = [n.target for n in module.graph.nodes if n.op == "call_function"]
+    assert targets == [torch.ops.aten.scalar_tensor.default, torch.ops.aten.maximum.default]
+    maximum = next(n for n in module.graph.nodes if n.target is torch.ops.aten.maximum.default)
+    assert maximum.args[0].target is torch.ops.aten.scalar_tensor.default  # zero first
+    torch.testing.assert_close(module(X), torch.relu(X), equal_nan=True)
 
 
 def test_integer_and_other_ops_are_left_alone():
@@ -74,7 +89,7 @@ def test_only_float_operands_of_a_float_maximum_are_checked_for_nan():
 def test_run_passes_rewrites_the_branches_of_a_cond():
     class Wrapper(torch.nn.Module):
         def forward(self, x):
-            return torch.cond(x.amax() > 0, torch.relu, lambda x: x.clamp(0.0, 1.0), (x,))
+            return torch.cond(x.amax() > 0, torch.exp, lambda x: x.clamp(0.0, 1.0), (x,))
 
     inputs = (torch.tensor([NAN, 1.0, -2.0]),)
     module = torch.export.export(Wrapper(), inputs).module(check_guards=False)

@@ -6,6 +6,12 @@ of NaN gives inf, and ``amax`` and ``softmax`` skip NaN (measured through the
 delegate: ``relu(nan)`` gave 0, ``amax([nan, 2])`` gave 2). Each such float op
 becomes ``where(isnan(x), nan, op(x))``, with ``isnan`` reduced over the same
 dims for a reduction and over the softmax's dim for a softmax.
+
+``relu(x)`` becomes ``maximum(0, x)`` instead, the zero first: the CPU
+plugin's ``Maximum`` returns its second operand where either is NaN (x86's
+``maxps``), and keeps fusing it into the matrix product before it, where the
+``where`` cost a separate pass over the product (3.6% of a 4-layer MLP's call;
+measured on OpenVINO 2026.4).
 """
 
 from __future__ import annotations
@@ -18,9 +24,9 @@ from ov_passes.pipeline import call_function, op_name
 
 aten = torch.ops.aten
 
+_RELU = "aten.relu.default"
 _ELEMENTWISE = frozenset(
     {
-        "aten.relu.default",
         "aten.clamp.default",
         "aten.clamp.Tensor",
         "aten.hardtanh.default",
@@ -138,6 +144,22 @@ def _with_indices(node: torch.fx.Node) -> bool:
     return bool(readers)
 
 
+def _relu_as_maximum(node: torch.fx.Node) -> bool:
+    """Replace a float ``relu(x)`` with ``maximum(0, x)``, which OpenVINO computes NaN-preserving."""
+    x = node.args[0]
+    if not isinstance(x, torch.fx.Node) or not _is_float(node):
+        return False
+    graph = node.graph
+    with graph.inserting_before(node):
+        zero = call_function(
+            graph, aten.scalar_tensor.default, (0.0,), {"dtype": node.meta["val"].dtype}
+        )
+        maximum = call_function(graph, aten.maximum.default, (zero, x))
+    node.replace_all_uses_with(maximum)
+    graph.erase_node(node)
+    return True
+
+
 def _redirect(node: torch.fx.Node, selected: torch.fx.Node) -> None:
     """Make every user of ``node`` but ``selected`` (which reads it) read ``selected``."""
     node.replace_all_uses_with(selected, delete_user_cb=lambda user: user is not selected)
@@ -160,6 +182,9 @@ def nan_through_clamps_and_maxima(graph_module: torch.fx.GraphModule) -> bool:
         name = op_name(node)
         if name in _WITH_INDICES | _POOLS:
             changed |= _with_indices(node)
+            continue
+        if name == _RELU:
+            changed |= _relu_as_maximum(node)
             continue
         if name not in _ELEMENTWISE | _BINARY | _REDUCTIONS | _SOFTMAX | _ARG:
             continue
