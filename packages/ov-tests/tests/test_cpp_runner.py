@@ -157,22 +157,6 @@ def test_an_application_links_the_backend_with_find_package(tmp_path):
     _build_and_run_example_app(tmp_path, f"-Dov_executorch_backend_DIR={cmake_package_dir()}")
 
 
-@pytest.mark.slow
-def test_an_application_builds_the_backend_as_a_static_archive_and_registers_it(tmp_path):
-    build = _build_and_run_example_app(
-        tmp_path,
-        f"-DOV_EXECUTORCH_SOURCE_DIR={RUNTIME_SOURCES}",
-        "-DOV_EXECUTORCH_STATIC=ON",
-        "-DOV_EXECUTORCH_BUILD_RUNNER=OFF",
-        f"-DPython_EXECUTABLE={sys.executable}",
-    )
-    assert list(build.rglob("libov_executorch_backend.a"))
-    needed = subprocess.run(
-        ["readelf", "--dynamic", str(build / "cpp_app")], capture_output=True, text=True
-    ).stdout
-    assert "libexecutorch.so" in needed and "ov_executorch_backend" not in needed
-
-
 # An application that builds ExecuTorch itself has ExecuTorch targets of its
 # own before it adds the backend (add_subdirectory of an ExecuTorch source tree
 # gives executorch_core and the kernel libraries); these stand in for them,
@@ -193,7 +177,11 @@ add_subdirectory("{example}" app)
 
 
 @pytest.mark.slow
-def test_an_application_with_its_own_executorch_targets_builds_the_backend_against_them(tmp_path):
+def test_an_application_with_its_own_executorch_builds_the_backend_as_a_static_archive(tmp_path):
+    """The backend from its sources, against the application's ExecuTorch targets, registered explicitly.
+
+    (The package's own build covers building from the sources against the wheel's ExecuTorch.)
+    """
     import importlib.util
 
     spec = importlib.util.find_spec("executorch")
@@ -211,6 +199,7 @@ def test_an_application_with_its_own_executorch_targets_builds_the_backend_again
         f"-DOV_EXECUTORCH_SOURCE_DIR={RUNTIME_SOURCES}",
         "-DOV_EXECUTORCH_RUNTIME_TARGET=app_executorch",
         "-DOV_EXECUTORCH_KERNELS_TARGET=app_kernels",
+        "-DOV_EXECUTORCH_STATIC=ON",
         "-DOV_EXECUTORCH_BUILD_RUNNER=OFF",
         f"-DPython_EXECUTABLE={sys.executable}",
         source=source,
@@ -218,6 +207,11 @@ def test_an_application_with_its_own_executorch_targets_builds_the_backend_again
     )
     # The wheel's ExecuTorch package was never looked for.
     assert "executorch_DIR" not in (build / "CMakeCache.txt").read_text()
+    assert list(build.rglob("libov_executorch_backend.a"))
+    needed = subprocess.run(
+        ["readelf", "--dynamic", str(build / "app" / "cpp_app")], capture_output=True, text=True
+    ).stdout
+    assert "libexecutorch.so" in needed and "ov_executorch_backend" not in needed
 
 
 def test_an_executorch_target_that_does_not_exist_is_named(tmp_path):
