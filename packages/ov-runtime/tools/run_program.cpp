@@ -1,7 +1,7 @@
 // ov-executorch-run: runs a .pte through ExecuTorch's C++ Module API with this
 // project's OpenVINO backend and ExecuTorch's own CPU kernels, without Python.
 //
-//   ov-executorch-run model.pte [--method forward] [--input FILE]... \
+//   ov-executorch-run model.pte [--method forward] [--input FILE]...
 //       [--output-dir DIR] [--calls N]
 //
 // Inputs are .npy files, or raw bytes (any other extension) in the method's
