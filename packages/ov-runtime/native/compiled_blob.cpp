@@ -1,8 +1,11 @@
 #include "compiled_blob.h"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <utility>
 #include <vector>
-
 
 namespace ov_executorch {
 namespace {
@@ -37,27 +40,33 @@ const std::string* added_property(const PayloadView& payload, const Properties& 
   return nullptr;
 }
 
-// Sets `properties` (but the cache folder) on `core` for `device`, then imports the blob.
-bool import_on(const OpenvinoApi& api, ov_core_t* core, const PayloadView& payload,
-               const Properties& properties, ov_compiled_model_t** compiled,
-               std::string* reason) {
-  const char* device = payload.device.c_str();
-  for (const auto& [key, value] : properties) {
-    if (key == kCacheDirKey) continue;
+// A core for importing blobs with `settings` on `device`, made on first use
+// and kept for the process, as the process's own core is: a new core costs
+// more than the import of a small model (its plugin is set up again).
+// Returns nullptr and sets *reason when it cannot be made.
+ov_core_t* import_core(const OpenvinoApi& api, const std::string& device,
+                       const Properties& settings, std::string* reason) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, Properties>, ov_core_t*> cores;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto key = std::make_pair(device, settings);
+  if (auto found = cores.find(key); found != cores.end()) return found->second;
+  ov_core_t* core = nullptr;
+  ov_status_e status = api.ov_core_create(&core);
+  if (status != OK) {
+    *reason = "cannot create a core to import it: " + api.describe(status);
+    return nullptr;
+  }
+  for (const auto& [name, value] : settings) {
     // Its variadic arguments are one key and one value per call.
-    ov_status_e status = api.ov_core_set_property(core, device, key.c_str(), value.c_str());
+    status = api.ov_core_set_property(core, device.c_str(), name.c_str(), value.c_str());
     if (status != OK) {
-      *reason = "cannot set " + key + "=" + value + " for it: " + api.describe(status);
-      return false;
+      *reason = "cannot set " + name + "=" + value + " for it: " + api.describe(status);
+      api.ov_core_free(core);
+      return nullptr;
     }
   }
-  ov_status_e status =
-      api.ov_core_import_model(core, payload.blob, payload.blob_size, device, compiled);
-  if (status != OK) {
-    *reason = "OpenVINO cannot import it: " + api.describe(status);
-    return false;
-  }
-  return true;
+  return cores.emplace(key, core).first->second;
 }
 
 }  // namespace
@@ -75,22 +84,24 @@ bool import_blob(const OpenvinoApi& api, const PayloadView& payload, const Prope
     *reason = "this runtime compiles with " + *key + ", which the blob was not compiled with";
     return false;
   }
-  ov_core_t* core = nullptr;
-  ov_status_e status = api.ov_core_create(&core);
-  if (status != OK) {
-    *reason = "cannot create a core to import it: " + api.describe(status);
-    return false;
-  }
+  Properties settings;
+  std::copy_if(properties.begin(), properties.end(), std::back_inserter(settings),
+               [](const auto& property) { return property.first != kCacheDirKey; });
+  ov_core_t* core = import_core(api, payload.device, settings, reason);
+  if (core == nullptr) return false;
   std::string name = device_name(api, core, payload.device.c_str());
-  bool imported = false;
   if (name != payload.blob_device_name) {
     *reason = "it was compiled for the " + payload.device + " device '" +
         payload.blob_device_name + "', this one is '" + name + "'";
-  } else {
-    imported = import_on(api, core, payload, properties, compiled, reason);
+    return false;
   }
-  api.ov_core_free(core);  // the compiled model keeps the plugin it needs
-  return imported;
+  ov_status_e status = api.ov_core_import_model(core, payload.blob, payload.blob_size,
+                                                payload.device.c_str(), compiled);
+  if (status != OK) {
+    *reason = "OpenVINO cannot import it: " + api.describe(status);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace ov_executorch

@@ -12,10 +12,11 @@
 // those that shaped its compilation (INFERENCE_PRECISION_HINT,
 // KV_CACHE_PRECISION): run-time ones such as DYNAMIC_QUANTIZATION_GROUP_SIZE,
 // INFERENCE_NUM_THREADS or PERFORMANCE_HINT come from the core's settings for
-// the device (verified on OpenVINO 2026.4). They are set on a core made for
-// the one import, so the process's core keeps OpenVINO's defaults: setting
-// NUM_STREAMS there, even back to its default value, would stop a later
-// PERFORMANCE_HINT from choosing the number of streams.
+// the device (verified on OpenVINO 2026.4). They are set on a core of their
+// own, one per device and set of properties, kept for the process, so that
+// the process's core keeps OpenVINO's defaults: setting NUM_STREAMS there,
+// even back to its default value, would stop a later PERFORMANCE_HINT from
+// choosing the number of streams.
 #pragma once
 
 #include <string>

@@ -29,9 +29,13 @@ INPUT = torch.randn(4, 64, generator=torch.Generator().manual_seed(1))
 @pytest.fixture(scope="module")
 def programs() -> dict[str, bytes]:
     def lowered(**specs: str) -> bytes:
-        return lower(Block().eval(), (INPUT,), compile_specs(**SPECS, **specs)).buffer
+        return lower(Block().eval(), (INPUT,), compile_specs(**{**SPECS, **specs})).buffer
 
-    return {"blob": lowered(compiled_blob="true"), "ir": lowered()}
+    return {
+        "blob": lowered(compiled_blob="true"),
+        "ir": lowered(),
+        "blob_two_threads": lowered(compiled_blob="true", inference_num_threads="2"),
+    }
 
 
 def load_and_run(pte: bytes) -> tuple[torch.Tensor, dict[str, str]]:
@@ -71,6 +75,12 @@ def test_a_compiled_blob_is_imported_with_the_programs_properties(programs):
     assert record["loaded_from"] == "ir"
     assert torch.equal(from_blob, from_ir)
     torch.testing.assert_close(from_blob, Block().eval()(INPUT), rtol=0, atol=1e-6)
+
+
+def test_programs_with_other_run_time_properties_import_with_their_own(programs):
+    records = [load_and_run(programs[name])[1] for name in ("blob_two_threads", "blob", "blob")]
+    assert [record["loaded_from"] for record in records] == ["blob"] * 3
+    assert [record["INFERENCE_NUM_THREADS"] for record in records] == ["2", "1", "1"]
 
 
 def test_the_blob_is_stored_beside_the_ir_and_reported(programs):
