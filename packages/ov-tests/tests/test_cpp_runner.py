@@ -159,16 +159,18 @@ def test_an_application_links_the_backend_with_find_package(tmp_path):
 
 # An application that builds ExecuTorch itself has ExecuTorch targets of its
 # own before it adds the backend (add_subdirectory of an ExecuTorch source tree
-# gives executorch_core and the kernel libraries); these stand in for them,
+# gives executorch_core, its extensions and the kernels); these stand in for them,
 # over the wheel's libraries, under names the wheel's package does not use.
 APP_WITH_ITS_EXECUTORCH = """
 cmake_minimum_required(VERSION 3.24)
 project(app_with_its_executorch LANGUAGES CXX)
 add_library(app_executorch SHARED IMPORTED)
-set_target_properties(app_executorch PROPERTIES
-  IMPORTED_LOCATION "{lib}/libexecutorch.so"
-  INTERFACE_INCLUDE_DIRECTORIES "{include};{include}/executorch/runtime/core/portable_type/c10"
-  INTERFACE_COMPILE_DEFINITIONS "C10_USING_CUSTOM_GENERATED_MACROS;ET_EVENT_TRACER_ENABLED")
+set_target_properties(app_executorch PROPERTIES IMPORTED_LOCATION "{lib}/libexecutorch.so")
+add_library(app_executorch_headers INTERFACE)
+target_include_directories(app_executorch_headers INTERFACE
+  "{include}" "{include}/executorch/runtime/core/portable_type/c10")
+target_compile_definitions(app_executorch_headers INTERFACE
+  C10_USING_CUSTOM_GENERATED_MACROS ET_EVENT_TRACER_ENABLED)
 add_library(app_kernels SHARED IMPORTED)
 set_target_properties(app_kernels PROPERTIES
   IMPORTED_LOCATION "{lib}/libexecutorch_kernels_optimized.so")
@@ -197,7 +199,7 @@ def test_an_application_with_its_own_executorch_builds_the_backend_as_a_static_a
     build = _build_and_run_example_app(
         tmp_path,
         f"-DOV_EXECUTORCH_SOURCE_DIR={RUNTIME_SOURCES}",
-        "-DOV_EXECUTORCH_RUNTIME_TARGET=app_executorch",
+        "-DOV_EXECUTORCH_RUNTIME_TARGETS=app_executorch;app_executorch_headers",
         "-DOV_EXECUTORCH_KERNELS_TARGET=app_kernels",
         "-DOV_EXECUTORCH_STATIC=ON",
         "-DOV_EXECUTORCH_BUILD_RUNNER=OFF",
@@ -223,7 +225,7 @@ def test_an_executorch_target_that_does_not_exist_is_named(tmp_path):
             "-B",
             str(tmp_path / "build"),
             f"-DOV_EXECUTORCH_SOURCE_DIR={RUNTIME_SOURCES}",
-            "-DOV_EXECUTORCH_RUNTIME_TARGET=executorch_core",
+            "-DOV_EXECUTORCH_RUNTIME_TARGETS=executorch_core",
             f"-DPython_EXECUTABLE={sys.executable}",
         ],
         capture_output=True,
