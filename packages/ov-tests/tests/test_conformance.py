@@ -135,7 +135,6 @@ def test_the_command_refuses_unknown_suites(capsys):
     )
 
 
-@pytest.mark.slow
 def test_the_command_refuses_unknown_flows(tmp_path):
     bad_flow = _run(tmp_path, "-m", "ov_tests.conformance", "operators", "--flows", "vulkan")
     assert bad_flow.returncode == 4

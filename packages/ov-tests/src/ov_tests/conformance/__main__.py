@@ -21,7 +21,7 @@ import sys
 
 import pytest
 
-from ov_tests.conformance.flows import OV_EXECUTORCH_FLOW
+from ov_tests.conformance.flow_names import OV_EXECUTORCH, check_flow_names
 
 SUITES = {
     "operators": "executorch.backends.test.suite.operators",
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--flows",
-        default=OV_EXECUTORCH_FLOW.name,
+        default=OV_EXECUTORCH,
         help="comma-separated flows: ov_executorch (default), ov_executorch_int8, "
         "openvino, openvino_int8, xnnpack, xnnpack_static_int8_per_channel",
     )
@@ -49,6 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [name for name in args.suites if name not in SUITES]
     if unknown:
         parser.error(f"unknown suite(s) {unknown}; the suites are {sorted(SUITES)}")
+    try:  # before pytest's plugin imports ExecuTorch's harness to build the flows
+        check_flow_names(args.flows.split(","))
+    except ValueError as error:
+        sys.stderr.write(f"ERROR: {error}\n")
+        return int(pytest.ExitCode.USAGE_ERROR)
     modules = [SUITES[name] for name in args.suites or SUITES]
     report = ["--ov-report", args.report] if args.report else []
     return int(

@@ -12,10 +12,16 @@ from executorch.backends.test.harness.stages import Quantize
 from executorch.backends.test.suite.flow import TestFlow
 
 from ov_runtime import default_quantizer
+from ov_tests.conformance.flow_names import (
+    BASELINE_FLOWS,
+    OV_EXECUTORCH,
+    OV_EXECUTORCH_INT8,
+    check_flow_names,
+)
 from ov_tests.conformance.tester import OvExecutorchTester
 
 OV_EXECUTORCH_FLOW = TestFlow(
-    "ov_executorch",
+    OV_EXECUTORCH,
     backend="ov_executorch",
     tester_factory=OvExecutorchTester,
 )
@@ -28,7 +34,7 @@ def _int8_quantize_stage() -> Quantize:
 
 
 OV_EXECUTORCH_INT8_FLOW = TestFlow(
-    "ov_executorch_int8",
+    OV_EXECUTORCH_INT8,
     backend="ov_executorch",
     tester_factory=OvExecutorchTester,
     quantize=True,
@@ -40,24 +46,6 @@ calibrated on the test's inputs, weights folded (``convert_pt2e``'s default)."""
 
 OWN_FLOWS = {flow.name: flow for flow in (OV_EXECUTORCH_FLOW, OV_EXECUTORCH_INT8_FLOW)}
 
-BASELINE_FLOWS = {
-    "openvino": ("executorch.backends.test.suite.flows.openvino", "OPENVINO_TEST_FLOW"),
-    "openvino_int8": (
-        "executorch.backends.test.suite.flows.openvino",
-        "OPENVINO_INT8_TEST_FLOW",
-    ),
-    "xnnpack": ("executorch.backends.test.suite.flows.xnnpack", "XNNPACK_TEST_FLOW"),
-    "xnnpack_static_int8_per_channel": (
-        "executorch.backends.test.suite.flows.xnnpack",
-        "XNNPACK_STATIC_INT8_PER_CHANNEL_TEST_FLOW",
-    ),
-}
-"""ExecuTorch's own flows the comparison runs beside this backend's, by module and
-name: its built-in OpenVINO backend (which needs ``nncf``, the
-``builtin-openvino`` group) and XNNPACK, float32 and int8 (the built-in
-backend's own int8 recipe, NNCF's quantizer unfolded; XNNPACK's static
-per-channel one)."""
-
 
 def select_flows(names: list[str]) -> dict[str, TestFlow]:
     """Return the flows called ``names``: this backend's and ExecuTorch's own.
@@ -66,11 +54,7 @@ def select_flows(names: list[str]) -> dict[str, TestFlow]:
         ValueError: A name that is no flow here, with the names that are; the
             built-in OpenVINO flow is missing unless ``nncf`` is installed.
     """
-    unknown = [name for name in names if name not in OWN_FLOWS | BASELINE_FLOWS]
-    if unknown:
-        raise ValueError(
-            f"unknown test flow(s) {unknown}; the flows are {sorted(OWN_FLOWS | BASELINE_FLOWS)}"
-        )
+    check_flow_names(names)
     return {name: OWN_FLOWS.get(name) or _baseline_flow(name) for name in names}
 
 
