@@ -39,6 +39,7 @@ def test_cpu_computes_in_float32_by_default():
     output, record = run_and_read_precision(None, inputs)
     assert record == {
         "device": "CPU",
+        "loaded_from": "ir",
         "INFERENCE_PRECISION_HINT": "f32",
         "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0",
     }
@@ -105,6 +106,7 @@ def test_every_property_the_payload_carries_is_applied(monkeypatch):
     _, record = run_and_read_precision(None, addmm_inputs())
     assert record == {
         "device": "CPU",
+        "loaded_from": "ir",
         "INFERENCE_PRECISION_HINT": "f32",
         "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0",
         "PERFORMANCE_HINT": "THROUGHPUT",
