@@ -49,7 +49,6 @@ def decoder(request, tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("decoder")  # one worker builds the fixture
 def test_greedy_tokens_and_logits_equal_eager_for_32_steps(decoder):
     model, path = decoder
     expected_tokens, expected_logits = eager_greedy(model, PROMPT, 32)
@@ -114,7 +113,6 @@ def test_a_decode_step_does_not_copy_the_kv_cache():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("length", [1, 7, 64])
-@pytest.mark.xdist_group("decoder")  # one worker builds the fixture
 def test_one_program_prefills_any_length_then_decodes(decoder, length):
     model, path = decoder
     prompt = torch.randint(0, 1000, (length,), generator=torch.Generator().manual_seed(length))
@@ -125,7 +123,6 @@ def test_one_program_prefills_any_length_then_decodes(decoder, length):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("decoder")  # one worker builds the fixture
 def test_the_generate_command_prints_tokens_and_speeds(decoder, capsys):
     model, path = decoder
     expected, _ = eager_greedy(model, PROMPT, 8)
@@ -137,7 +134,6 @@ def test_the_generate_command_prints_tokens_and_speeds(decoder, capsys):
     assert lines[2].startswith("decode: 7 tokens in ") and "tokens/s" in lines[2]
 
 
-@pytest.mark.xdist_group("decoder")  # one worker builds the fixture
 def test_generate_refuses_what_it_cannot_do(decoder):
     _, path = decoder
     with pytest.raises(ValueError, match="prompt_ids is empty"):
@@ -159,7 +155,6 @@ def executorch_llama(request, tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("executorch_llama")  # one worker builds the fixture
 def test_executorch_llama_generates_eagers_tokens_and_logits(executorch_llama):
     variant, path = executorch_llama
     model = tiny_executorch_llama(variant)
@@ -178,7 +173,6 @@ def test_executorch_llama_generates_eagers_tokens_and_logits(executorch_llama):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("length", [1, 7, 64])
-@pytest.mark.xdist_group("executorch_llama")  # one worker builds the fixture
 def test_executorch_llama_prefills_any_length_then_decodes(executorch_llama, length):
     variant, path = executorch_llama
     prompt = torch.randint(0, 1000, (length,), generator=torch.Generator().manual_seed(length))
@@ -186,7 +180,6 @@ def test_executorch_llama_prefills_any_length_then_decodes(executorch_llama, len
     assert generate(path, prompt.tolist(), 4).tokens == expected
 
 
-@pytest.mark.xdist_group("executorch_llama")  # one worker builds the fixture
 def test_executorch_llama_keeps_its_kv_cache_in_openvino(executorch_llama):
     _, path = executorch_llama
     states = [s for d in inspect_program(path).delegates for s in d.states]
