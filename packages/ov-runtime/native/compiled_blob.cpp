@@ -10,8 +10,6 @@
 namespace ov_executorch {
 namespace {
 
-constexpr const char* kCacheDirKey = "CACHE_DIR";  // the core's; an import reads no cache
-
 std::string openvino_version(const OpenvinoApi& api) {
   ov_version_t version{};
   if (api.ov_get_openvino_version(&version) != OK) return "unknown";

@@ -14,7 +14,6 @@ namespace {
 constexpr const char* kPrecisionKey = "INFERENCE_PRECISION_HINT";
 // The CPU plugin's switch for its low-precision (int8) transformations.
 constexpr const char* kLowPrecisionKey = "LP_TRANSFORMS_MODE";
-constexpr const char* kCacheDirKey = "CACHE_DIR";
 
 // ov_core_compile_model takes its properties as variadic (key, value)
 // arguments (the non-variadic form is missing from the 2025 releases this

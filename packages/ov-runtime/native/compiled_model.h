@@ -16,6 +16,9 @@ constexpr size_t kMaxProperties = 16;
 
 using Properties = std::vector<std::pair<std::string, std::string>>;
 
+// OpenVINO's model cache folder: a property of the core, not of a compiled model.
+constexpr const char* kCacheDirKey = "CACHE_DIR";
+
 // The properties `payload` compiles with: its own, with the default model
 // cache folder (default_cache_dir) as CACHE_DIR when it carries none and
 // without the empty CACHE_DIR that turns the cache off; plus LP_TRANSFORMS_MODE=NO

@@ -207,7 +207,7 @@ def _pte_call(pte: bytes, inputs: Inputs, variant: Variant, cache: str | None) -
     load = _loader(pte)
 
     with _cache_folder("none"):
-        variant.first_load_ms, (program, method) = _milliseconds(_loader(pte))
+        variant.first_load_ms, (program, method) = _milliseconds(load)
     if cache is not None:
         with _cache_folder(cache):
             load()  # fills the cache
