@@ -1,5 +1,5 @@
 // The C functions of the backend library that the Python package calls
-// through ctypes (ov_runtime.backend). Strings returned as const char* live as
+// through ctypes (the ov_runtime.native package). Strings returned as const char* live as
 // long as the library; functions that fill a buffer copy NUL-terminated text
 // (truncated to `size`) and return its full length.
 #pragma once

@@ -9,41 +9,14 @@ ExecuTorch passes compile specs as a list of entries with a ``str`` key and a
 
 :meth:`OpenvinoOptions.properties` resolves them into the final OpenVINO
 properties for the device, which preprocess writes into the delegate payload;
-the native runtime applies those properties as they are and has no rules of
-its own. A new key is a new field of :class:`OpenvinoOptions` (with its
-``help``), its check in ``__post_init__`` and its property in ``properties``.
+the native runtime compiles with those properties as they are, and adds one of
+its own: ``LP_TRANSFORMS_MODE=NO`` for a delegate flagged for int8 products
+that may saturate, on a CPU without VNNI (see the docs on quantization). A new key is a new field of :class:`OpenvinoOptions` (made with
+:func:`_key`), its check in ``__post_init__`` and its property in ``properties``.
 
-Keys:
-
-==========================  ==============================  =========================
-key                         values                          default
-==========================  ==============================  =========================
-``device``                  an OpenVINO device string:      ``CPU``
-                            ``CPU``, ``GPU``, ``GPU.1``,
-                            ``NPU``, ``AUTO:GPU,CPU``
-``inference_precision``     ``f32``, ``f16``, ``bf16``      ``f32`` when the device
-                                                            string names only the CPU;
-                                                            OpenVINO's own elsewhere
-``cache_dir``               a folder for OpenVINO's model   a per-user folder chosen
-                            cache, or ``none``              when the program loads
-                                                            (``NO_CACHE``)
-``inference_num_threads``   a positive number of threads    OpenVINO's own (all cores)
-``enable_cpu_pinning``      ``true``, ``false``             OpenVINO's own (pinned on
-                                                            Linux)
-``dynamic_quantization_``   a group size, ``0`` for none    ``0`` on the CPU at ``f32``
-``group_size``                                              precision; OpenVINO's own
-                                                            elsewhere
-``allow_int64_narrowing``   ``true``, ``false``             ``false`` (int64 work not
-                                                            proved to fit in 32 bits
-                                                            stays on the CPU)
-``performance_hint``        ``LATENCY``, ``THROUGHPUT``,    OpenVINO's own (``LATENCY``
-                            ``CUMULATIVE_THROUGHPUT``       on the CPU)
-``num_streams``             a positive number, or ``AUTO``  OpenVINO's own (from the hint)
-``kv_cache_precision``      ``f32``, ``f16``, ``bf16``,     OpenVINO's own
-                            ``u8``, ``u4``
-``compiled_blob``           ``true``, ``false``             ``false`` (the payload
-                                                            carries the IR alone)
-==========================  ==============================  =========================
+Each key is described once, in its field's metadata (``values``, ``default``,
+``about``): :data:`KEY_HELP` gives command lines their help from it, and
+``python -m ov_spec.spec_table`` writes the reference table of the docs.
 """
 
 from __future__ import annotations
@@ -52,7 +25,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Protocol
+from typing import Any, Protocol
 
 from ov_spec.exceptions import CompileSpecError
 
@@ -101,6 +74,18 @@ def runs_on_cpu_only(device: str) -> bool:
     return all(name.split(".", 1)[0] == "CPU" for name in names)
 
 
+def _key(*, values: str, default: str, about: str, value: str | None = None) -> Any:
+    """Declare a compile spec key: a dataclass field whose metadata describes it.
+
+    Args:
+        values: The values the key takes (Markdown).
+        default: What an unset key means (Markdown).
+        about: What the key does, and the OpenVINO property it sets (Markdown).
+        value: The field's default; ``None`` means "unset".
+    """
+    return field(default=value, metadata={"values": values, "default": default, "about": about})
+
+
 class CompileSpecLike(Protocol):
     """What ExecuTorch's ``CompileSpec`` offers: a ``str`` key and a ``bytes`` value."""
 
@@ -119,132 +104,98 @@ class CompileSpecLike(Protocol):
 class OpenvinoOptions:
     """The validated compile specs of one delegate; each field is one compile spec key.
 
-    Attributes:
-        device: OpenVINO device the delegate is compiled for when it loads.
-        inference_precision: ``f32``, ``f16`` or ``bf16``; ``None`` keeps the
-            default (``f32`` when the device string names only the CPU,
-            OpenVINO's own elsewhere).
-        cache_dir: Folder for OpenVINO's model cache, or ``"none"`` for no
-            cache; ``None`` leaves the choice to the runtime, which uses
-            ``OV_EXECUTORCH_CACHE_DIR`` when set (``none`` for no cache), else
-            ``$XDG_CACHE_HOME/ov_executorch``, else ``~/.cache/ov_executorch``
-            on the machine that loads the program. A second load of the same
-            program with a cache imports the compiled model instead of
-            compiling it.
-        inference_num_threads: How many threads OpenVINO runs one inference
-            on, as text (``"1"``); ``None`` for OpenVINO's default. One thread
-            each lets programs that run in parallel (one per Python thread)
-            share the cores without contending.
-        enable_cpu_pinning: ``true`` or ``false``: whether OpenVINO's CPU
-            plugin pins its threads to cores; ``None`` for its default (pinned
-            on Linux). Programs that run in parallel in one process, each on
-            one thread, are pinned to the same core unless this is ``false``.
-        dynamic_quantization_group_size: For layers with compressed (int8 or
-            int4) weights, OpenVINO's CPU plugin quantizes the activations to
-            int8 in groups of this many values at run time (its default: 32),
-            trading about 1e-2 of error for speed; ``"0"`` turns that off.
-            ``None`` means ``0`` on the CPU at ``f32`` precision, where results
-            must match float32, and OpenVINO's default elsewhere.
-        allow_int64_narrowing: ``true`` or ``false``: whether the partitioner
-            delegates int64 work whose values it cannot prove to fit in 32
-            bits. OpenVINO's CPU plugin computes int64 in 32 bits, so ``true``
-            is faster where such nodes sit between delegated ones, and wraps
-            values past the int32 range; ``None`` means ``false``. Read by the
-            partitioner only.
-        performance_hint: OpenVINO's ``PERFORMANCE_HINT``: ``LATENCY`` (one
-            inference at a time, as ExecuTorch calls a method), ``THROUGHPUT``
-            or ``CUMULATIVE_THROUGHPUT``; ``None`` for OpenVINO's default.
-        num_streams: OpenVINO's ``NUM_STREAMS``: how many inferences the
-            compiled model runs at once, or ``AUTO``; ``None`` for what the
-            hint implies.
-        kv_cache_precision: OpenVINO's ``KV_CACHE_PRECISION``, the element
-            type its CPU plugin keeps the key/value cache of an attention
-            block in (``f32``, ``f16``, ``bf16``, ``u8``, ``u4``); ``None``
-            for OpenVINO's default. It applies to caches OpenVINO itself
-            recognizes (its ``ScaledDotProductAttention`` with a state).
-        compiled_blob: ``true`` or ``false``: whether preprocess also compiles
-            the model for :attr:`device` on the lowering machine and stores
-            OpenVINO's exported blob beside the IR. The runtime imports it
-            instead of compiling when its OpenVINO version and device name
-            match those it was made with (a first load then costs what
-            OpenVINO's ``import_model`` costs), and compiles the IR otherwise.
-            It needs one device (not ``AUTO`` or ``HETERO``) present when
-            lowering, and makes the payload larger by about the weights'
-            size. ``None`` means ``false``. Read by preprocess only.
+    A field holds the key's text as given, or ``None`` for its default; the
+    field's metadata says what the key does, the values it takes and its
+    default (:data:`KEY_DOCS`, and the table in the docs generated from it).
 
     Raises:
         CompileSpecError: A field holds a value OpenVINO would not accept; the
             message names the key, the value and what is allowed.
     """
 
-    device: str = field(
-        default=DEFAULT_DEVICE,
-        metadata={"help": "OpenVINO device string: CPU (default), GPU, GPU.1, NPU, AUTO:GPU,CPU"},
+    device: str = _key(
+        values="an OpenVINO device string: `CPU`, `GPU`, `GPU.1`, `NPU`, `AUTO:GPU,CPU`",
+        default="`CPU`",
+        about="The OpenVINO device the delegate is compiled for when the program loads. "
+        "Lowering needs no device, so a device the lowering machine lacks is refused only "
+        "when the program loads (with `compiled_blob=true`, while lowering).",
+        value=DEFAULT_DEVICE,
     )
-    inference_precision: str | None = field(
-        default=None,
-        metadata={"help": "f32, f16 or bf16 (default: f32 on CPU, OpenVINO's own elsewhere)"},
+    inference_precision: str | None = _key(
+        values="`f32`, `f16`, `bf16`",
+        default="`f32` when the device string names only the CPU (`CPU`, `AUTO:CPU`); "
+        "OpenVINO's own elsewhere",
+        about="OpenVINO's `INFERENCE_PRECISION_HINT`. OpenVINO's CPU plugin picks bf16 on x86 "
+        "CPUs with bf16 units and f16 on ARM unless told otherwise, so a float32 program asks "
+        "for `f32` on the CPU; `bf16` is about twice as fast on CPUs with bf16 units, with two "
+        "to three significant digits.",
     )
-    cache_dir: str | None = field(
-        default=None,
-        metadata={
-            "help": "folder for OpenVINO's model cache, or none (default: "
-            "$OV_EXECUTORCH_CACHE_DIR, else a per-user cache folder)"
-        },
+    cache_dir: str | None = _key(
+        values="a folder for OpenVINO's model cache, or `none` for no cache",
+        default="chosen where the program loads: `$OV_EXECUTORCH_CACHE_DIR` (`none` turns it "
+        "off), else `$XDG_CACHE_HOME/ov_executorch`, else `~/.cache/ov_executorch`",
+        about="OpenVINO's `CACHE_DIR`: a later load of the same delegate, in any process, "
+        "imports the model compiled by the first instead of compiling it. A folder that "
+        "cannot be written means no cache (logged), never a failed load; one that exists must "
+        "be a folder.",
     )
-    inference_num_threads: str | None = field(
-        default=None,
-        metadata={"help": "threads OpenVINO runs one inference on (default: all cores)"},
+    inference_num_threads: str | None = _key(
+        values="a positive whole number below 2**31",
+        default="OpenVINO's own (all cores)",
+        about="OpenVINO's `INFERENCE_NUM_THREADS`: the threads one inference runs on. One "
+        "thread each lets programs that run in parallel (one per Python thread) share the "
+        "cores without contending.",
     )
-    enable_cpu_pinning: str | None = field(
-        default=None,
-        metadata={
-            "help": "true or false: pin OpenVINO's CPU threads to cores (default: OpenVINO's)"
-        },
+    enable_cpu_pinning: str | None = _key(
+        values="`true`, `false`",
+        default="OpenVINO's own (pinned on Linux)",
+        about="OpenVINO's `ENABLE_CPU_PINNING`: whether the CPU plugin pins its threads to "
+        "cores. Programs that run in parallel in one process, each on one thread, are pinned "
+        "to the same core unless this is `false`.",
     )
-    dynamic_quantization_group_size: str | None = field(
-        default=None,
-        metadata={
-            "help": "group size for int8 activations of compressed-weight layers, 0 for "
-            "none (default: 0 on CPU at f32, OpenVINO's own elsewhere)"
-        },
+    dynamic_quantization_group_size: str | None = _key(
+        values="a whole number below 2**31; `0` for none",
+        default="`0` on the CPU at `f32` precision; OpenVINO's own (32) elsewhere",
+        about="OpenVINO's `DYNAMIC_QUANTIZATION_GROUP_SIZE`: for layers with compressed (int8 "
+        "or int4) weights, the CPU plugin quantizes the activations to int8 at run time in "
+        "groups of this many values, trading about 1e-2 of error for speed (6e-3 on a "
+        "weight-only int8 MLP), so float32 results ask for `0`.",
     )
-
-    allow_int64_narrowing: str | None = field(
-        default=None,
-        metadata={
-            "help": "true or false: delegate int64 work not proved to fit in 32 bits, which "
-            "OpenVINO computes in 32 bits (default: false, kept on the CPU)"
-        },
+    allow_int64_narrowing: str | None = _key(
+        values="`true`, `false`",
+        default="`false`: such nodes stay on ExecuTorch's CPU kernels",
+        about="Whether the partitioner delegates int64 work whose values it cannot prove to "
+        "fit in 32 bits. OpenVINO's CPU plugin computes int64 in 32 bits, so `true` is faster "
+        "where such nodes sit between delegated ones, and wraps values past the int32 range. "
+        "Read by the partitioner only.",
     )
-
-    performance_hint: str | None = field(
-        default=None,
-        metadata={
-            "help": "LATENCY, THROUGHPUT or CUMULATIVE_THROUGHPUT: OpenVINO's performance "
-            "hint (default: OpenVINO's)"
-        },
+    performance_hint: str | None = _key(
+        values="`LATENCY`, `THROUGHPUT`, `CUMULATIVE_THROUGHPUT`",
+        default="OpenVINO's own (`LATENCY` on the CPU)",
+        about="OpenVINO's `PERFORMANCE_HINT`. ExecuTorch calls a method one inference at a "
+        "time, which `LATENCY` serves.",
     )
-    num_streams: str | None = field(
-        default=None,
-        metadata={
-            "help": "inferences OpenVINO runs at once, a positive number or AUTO (default: "
-            "from the hint)"
-        },
+    num_streams: str | None = _key(
+        values="a positive whole number below 2**31, or `AUTO`",
+        default="what the performance hint implies",
+        about="OpenVINO's `NUM_STREAMS`: how many inferences the compiled model runs at once.",
     )
-    kv_cache_precision: str | None = field(
-        default=None,
-        metadata={
-            "help": "f32, f16, bf16, u8 or u4: the element type of OpenVINO's own key/value "
-            "caches (default: OpenVINO's)"
-        },
+    kv_cache_precision: str | None = _key(
+        values="`f32`, `f16`, `bf16`, `u8`, `u4`",
+        default="OpenVINO's own",
+        about="OpenVINO's `KV_CACHE_PRECISION`: the element type the CPU plugin keeps the "
+        "key/value cache of an attention block in (2026.4 refuses `i8`). It applies to the "
+        "caches OpenVINO recognizes itself (its `ScaledDotProductAttention` over a state).",
     )
-    compiled_blob: str | None = field(
-        default=None,
-        metadata={
-            "help": "true or false: also store a blob compiled for the device at lowering, "
-            "which the runtime imports when OpenVINO and the device match (default: false)"
-        },
+    compiled_blob: str | None = _key(
+        values="`true`, `false`",
+        default="`false`: the payload carries the IR alone",
+        about="Whether preprocess also compiles the model for `device` on the lowering machine "
+        "and stores OpenVINO's exported blob beside the IR. The runtime imports it when its "
+        "OpenVINO version and device name equal those it was made with, and compiles the IR "
+        "otherwise. It needs one device of one plugin (`CPU`, `GPU.0`; not `AUTO`, `HETERO`, "
+        "`MULTI` or `BATCH`) present when lowering, and adds about the weights' size to the "
+        "payload. Read by preprocess only.",
     )
 
     def __post_init__(self) -> None:
@@ -432,10 +383,16 @@ class OpenvinoOptions:
 KNOWN_KEYS: tuple[str, ...] = tuple(option.name for option in fields(OpenvinoOptions))
 """The compile spec keys, in the order of :class:`OpenvinoOptions`' fields."""
 
-KEY_HELP: Mapping[str, str] = {
-    option.name: option.metadata["help"] for option in fields(OpenvinoOptions)
+KEY_DOCS: Mapping[str, Mapping[str, str]] = {
+    option.name: option.metadata for option in fields(OpenvinoOptions)
 }
-"""Each compile spec key with a one-line description of its values and default."""
+"""Each compile spec key's description: ``values``, ``default`` and ``about`` (Markdown)."""
+
+KEY_HELP: Mapping[str, str] = {
+    key: f"{doc['values']} (default: {doc['default']})".replace("`", "")
+    for key, doc in KEY_DOCS.items()
+}
+"""Each compile spec key's values and default, as plain text for a command line's help."""
 
 
 def _is_count(text: str, *, minimum: int) -> bool:

@@ -18,18 +18,20 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import executorch.backends.test.suite.flow as suite_flow
 import pytest
-from executorch.backends.test.suite.flow import TestFlow
-from executorch.backends.test.suite.reporting import TestResult
-from executorch.backends.test.suite.runner import UNSUPPORTED_PORTABLE_OPS
 
-from ov_tests.conformance.flows import EXPECTED_FAILURES, OV_EXECUTORCH_FLOW, select_flows
+from ov_tests.conformance.flow_names import FLOW_NAMES, OV_EXECUTORCH
 from ov_tests.conformance.report import FlowTable, Outcome
+from ov_tests.tiers import runs_operator_suite
 
-_selected: dict[str, TestFlow] = {OV_EXECUTORCH_FLOW.name: OV_EXECUTORCH_FLOW}
+if TYPE_CHECKING:
+    from executorch.backends.test.suite.flow import TestFlow
+
+# Filled only when the run collects the suite: importing its harness (and with
+# it ExecuTorch's compiler) costs about 20 s, which no other run pays.
+_selected: dict[str, TestFlow] = {}
 _table = FlowTable()
 
 
@@ -42,11 +44,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ov-executorch conformance")
     group.addoption(
         "--ov-flows",
-        default=OV_EXECUTORCH_FLOW.name,
-        help="comma-separated flows of ExecuTorch's backend test suite to run: "
-        "ov_executorch (this backend, the default), ov_executorch_int8, openvino "
-        "(ExecuTorch's built-in OpenVINO backend; needs nncf), openvino_int8, "
-        "xnnpack, xnnpack_static_int8_per_channel",
+        default=OV_EXECUTORCH,
+        help=f"comma-separated flows of ExecuTorch's backend test suite to run: "
+        f"{', '.join(FLOW_NAMES)} (default: {OV_EXECUTORCH}, this backend; openvino is "
+        "ExecuTorch's built-in OpenVINO backend and needs nncf)",
     )
     group.addoption(
         "--ov-report",
@@ -57,13 +58,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
-    """Select the flows before the suite's ``conftest.py`` is imported."""
-    names = [name for name in early_config.known_args_namespace.ov_flows.split(",") if name]
+    """Select the flows before the suite's ``conftest.py`` is imported, if the run collects it."""
+    namespace = early_config.known_args_namespace
+    if not runs_operator_suite(namespace.file_or_dir, full=getattr(namespace, "full", False)):
+        return
+    import executorch.backends.test.suite.flow as suite_flow
+
+    from ov_tests.conformance.flows import select_flows
+
+    names = [name for name in namespace.ov_flows.split(",") if name]
     try:
         flows = select_flows(names)
     except ValueError as error:
         raise pytest.UsageError(str(error)) from error
-    _selected.clear()
     _selected.update(flows)
     suite_flow.all_flows = _selected_flows
 
@@ -77,6 +84,8 @@ def pytest_configure(config: pytest.Config) -> None:
     for flow in _selected.values():
         config.addinivalue_line("markers", f"flow_{flow.name}: a test of the {flow.name} flow")
         config.addinivalue_line("markers", f"backend_{flow.backend}: a test of {flow.backend}")
+    if not _selected:
+        return
     # The suite's test modules import its TestFlow class, whose name reads as a test class.
     config.addinivalue_line("filterwarnings", "ignore:cannot collect test class 'TestFlow'")
     # The models suite builds GoogLeNet and Inception V3 without weights, and
@@ -89,15 +98,18 @@ def pytest_configure(config: pytest.Config) -> None:
 def _flow_of(item: pytest.Item) -> TestFlow | None:
     callspec = getattr(item, "callspec", None)
     flow = callspec.params.get("test_runner") if callspec is not None else None
-    return flow if isinstance(flow, TestFlow) else None
+    return flow if any(flow is selected for selected in _selected.values()) else None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark this backend's known failures as strict xfails, each with its measured reason."""
+    if OV_EXECUTORCH not in _selected:
+        return
+    from ov_tests.conformance.flows import EXPECTED_FAILURES
+
     for item in items:
-        flow = _flow_of(item)
         reason = EXPECTED_FAILURES.get(getattr(item, "originalname", item.name))
-        if flow is OV_EXECUTORCH_FLOW and reason is not None:
+        if _flow_of(item) is _selected[OV_EXECUTORCH] and reason is not None:
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
 
 
@@ -112,6 +124,8 @@ def _first_lines(error: BaseException | None) -> str:
 
 def _skip_cause(record: Any) -> str:
     """Say why the suite's runner did not run a subtest (``TestResult.SKIPPED``)."""
+    from executorch.backends.test.suite.runner import UNSUPPORTED_PORTABLE_OPS
+
     if record.error is not None:
         return f"not a backend failure: {_first_lines(record.error)}"
     left = sorted(set(record.undelegated_op_counts or ()) & UNSUPPORTED_PORTABLE_OPS)
@@ -125,6 +139,8 @@ def _skip_cause(record: Any) -> str:
 
 def _cause(item: pytest.Item, report: pytest.TestReport) -> str:
     """Return the failing subtest's stage and error, or the skip or xfail reason."""
+    from executorch.backends.test.suite.reporting import TestResult
+
     if str(report.longrepr).startswith("[XPASS(strict)]"):
         return f"passed, though expected to fail: {str(report.longrepr).removeprefix('[XPASS(strict)] ')}"
     runner = getattr(item, "funcargs", {}).get("test_runner")
@@ -146,6 +162,8 @@ def _outcome(item: pytest.Item, report: pytest.TestReport) -> str:
     if report.failed and str(report.longrepr).startswith("[XPASS(strict)]"):
         return "xpassed"  # a strict xfail that passed: pytest reports it as failed
     if report.passed:
+        from executorch.backends.test.suite.reporting import TestResult
+
         runner = getattr(item, "funcargs", {}).get("test_runner")
         results = [record.result for record in getattr(runner, "_results", [])]
         if results and all(result == TestResult.SUCCESS_UNDELEGATED for result in results):
