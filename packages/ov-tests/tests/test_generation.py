@@ -24,6 +24,7 @@ CACHE = {"get_max_seq_len": 128}
 
 # transformers' export notes a global its output capturing reads; the export is sound.
 pytestmark = [
+    pytest.mark.slow,  # each lowers an LLM: the full tier
     pytest.mark.filterwarnings("ignore:While compiling, we found certain side effects"),
     # ExecuTorch's Llama bounds its positions with torch._check_is_size, which torch deprecates.
     pytest.mark.filterwarnings("ignore:_check_is_size will be removed:FutureWarning"),
@@ -48,7 +49,6 @@ def decoder(request, tmp_path_factory):
     return model, path
 
 
-@pytest.mark.slow
 def test_greedy_tokens_and_logits_equal_eager_for_32_steps(decoder):
     model, path = decoder
     expected_tokens, expected_logits = eager_greedy(model, PROMPT, 32)
@@ -64,7 +64,6 @@ def test_greedy_tokens_and_logits_equal_eager_for_32_steps(decoder):
     assert generate(path, PROMPT, 32).tokens == expected_tokens
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("architecture", ARCHITECTURES[2:])
 def test_more_architectures_generate_eagers_tokens_and_logits(architecture):
     model = tiny_decoder(architecture)
@@ -75,7 +74,6 @@ def test_more_architectures_generate_eagers_tokens_and_logits(architecture):
     assert [int(step.argmax()) for step in steps] == expected_tokens
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("config", "precision"),
     [
@@ -97,7 +95,6 @@ def test_weight_only_quantized_decoder_generates_the_quantized_models_tokens(con
     assert sum(layer.get(precision, 0) for layer in layers) == 15
 
 
-@pytest.mark.slow
 def test_a_decode_step_does_not_copy_the_kv_cache():
     model = tiny_decoder("llama")
     moved = {}
@@ -111,7 +108,6 @@ def test_a_decode_step_does_not_copy_the_kv_cache():
     assert moved[64] == moved[256] < 4 * 1000 + 256
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("length", [1, 7, 64])
 def test_one_program_prefills_any_length_then_decodes(decoder, length):
     model, path = decoder
@@ -122,7 +118,6 @@ def test_one_program_prefills_any_length_then_decodes(decoder, length):
     assert result.prompt_tokens == length
 
 
-@pytest.mark.slow
 def test_the_generate_command_prints_tokens_and_speeds(decoder, capsys):
     model, path = decoder
     expected, _ = eager_greedy(model, PROMPT, 8)
@@ -154,7 +149,6 @@ def executorch_llama(request, tmp_path_factory):
     return request.param, path
 
 
-@pytest.mark.slow
 def test_executorch_llama_generates_eagers_tokens_and_logits(executorch_llama):
     variant, path = executorch_llama
     model = tiny_executorch_llama(variant)
@@ -171,7 +165,6 @@ def test_executorch_llama_generates_eagers_tokens_and_logits(executorch_llama):
     assert generate(path, PROMPT, 32).tokens == expected_tokens
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("length", [1, 7, 64])
 def test_executorch_llama_prefills_any_length_then_decodes(executorch_llama, length):
     variant, path = executorch_llama

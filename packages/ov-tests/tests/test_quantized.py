@@ -1,6 +1,7 @@
 """PT2E int8 programs through the full pipeline: folded and unfolded, and split across the CPU."""
 
 import importlib.util
+from typing import Any
 
 import pytest
 import torch
@@ -164,6 +165,7 @@ def test_int8_weights_compute_in_float32_only_where_int8_products_would_saturate
     assert record.get("LP_TRANSFORMS_MODE") == ("NO" if saturates else None), record
 
 
+@pytest.mark.slow
 def test_a_quantized_lstm_lowers_and_equals_the_quantized_model():
     # Its first step multiplies a weight by the constant initial state, which
     # OpenVINO's CPU plugin fails to compile unless lowering folds it.
@@ -322,6 +324,11 @@ def test_quantized_vision_models_run_int8_kernels_and_match(build, layers):
 @pytest.mark.slow
 def test_quantized_minilm_runs_int8_fully_connected_layers_and_stays_close():
     model, inputs = minilm(SENTENCES)
+    # Two of its six layers: each layer is the same graph, and the other four
+    # cost a minute of quantizing and lowering.
+    encoder: Any = model.encoder
+    encoder.encoder.layer = encoder.encoder.layer[:2]
+    encoder.config.num_hidden_layers = 2
     # ExecuTorch's quantizer, as without NNCF: with NNCF 3.4, its quantizer's
     # per-channel observer fails on MiniLM while calibrating (IndexError).
     xnnpack, _ = default_quantizer(nncf=False)
@@ -330,10 +337,10 @@ def test_quantized_minilm_runs_int8_fully_connected_layers_and_stays_close():
     # Attention's products of two activations stay float32, unquantized as in eager.
     lowered = lower(result.module, inputs)
     (delegate,) = runtime_precisions(lowered)
-    assert delegate["MatMul"] == {"f32": 12}
+    assert delegate["MatMul"] == {"f32": 4}
     expected = {"u8"} if int8_products_exact() else quantized_layer_precisions()
     assert set(delegate["FullyConnected"]) <= expected
-    assert sum(delegate["FullyConnected"].values()) == 36
+    assert sum(delegate["FullyConnected"].values()) == 12
     with torch.no_grad():
         expected = result.module(*inputs)
     (output,) = run(lowered.buffer, inputs)

@@ -15,7 +15,7 @@ takes only the mutation it was on with it, and the next child resumes after it.
 (A child per mutation would spend most of the run importing PyTorch.)
 
 Run ``python -m ov_tests.payload_fuzz --mutations 20000`` for a longer run;
-the quick test tier runs 300 and the full tier 2,000.
+the quick test tier runs 300 and the full tier 1,000.
 """
 
 from __future__ import annotations
