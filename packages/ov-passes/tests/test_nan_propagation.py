@@ -60,6 +60,25 @@ def test_relu_becomes_a_maximum_with_zero_first_and_no_select():
     torch.testing.assert_close(module(X), torch.relu(X), equal_nan=True)
 
 
+def test_a_relu_that_feeds_only_quantizes_stays_a_relu():
+    from torch.ao.quantization.fx._decomposed import quantized_decomposed_lib  # noqa: F401
+
+    quantize = torch.ops.quantized_decomposed.quantize_per_tensor.default
+
+    class Wrapper(torch.nn.Module):
+        def forward(self, x):
+            quantized = quantize(torch.relu(x), 0.01, -128, -128, 127, torch.int8)
+            return quantized, torch.relu(x * 2)
+
+    module = torch.export.export(Wrapper(), (X,)).module(check_guards=False)
+    assert nan_through_clamps_and_maxima(module)  # the second relu, read by no quantize
+    targets = [n.target for n in module.graph.nodes if n.op == "call_function"]
+    assert targets.count(torch.ops.aten.relu.default) == 1
+    assert targets.count(torch.ops.aten.maximum.default) == 1
+    relu = next(n for n in module.graph.nodes if n.target is torch.ops.aten.relu.default)
+    assert [user.target for user in relu.users] == [quantize]
+
+
 def test_integer_and_other_ops_are_left_alone():
     class Wrapper(torch.nn.Module):
         def forward(self, x, i):

@@ -14,6 +14,7 @@ from torchao.quantization.pt2e import allow_exported_model_train_eval
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
 from ov_runtime import (
+    BACKEND_ID,
     compiled_delegates,
     default_quantizer,
     int8_products_exact,
@@ -163,6 +164,32 @@ def test_int8_weights_compute_in_float32_only_where_int8_products_would_saturate
     record = compiled_delegates()[-1]
     saturates = limit > 64 and not int8_products_exact()
     assert record.get("LP_TRANSFORMS_MODE") == ("NO" if saturates else None), record
+
+
+@pytest.mark.parametrize("fold", [True, False], ids=["folded", "unfolded"])
+def test_an_int8_mlp_with_a_relu_equals_the_quantized_model_through_executorchs_api(fold):
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.runtime import Runtime
+
+    from ov_runtime import OpenvinoPartitioner
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4)
+    ).eval()
+    x = torch.randn(8, 16)
+    # 7-bit weights keep OpenVINO's low-precision transformations on, on every
+    # CPU: they computed the relu, as Maximum(0, x) between FakeQuantizes, wrong.
+    config = get_symmetric_quantization_config(is_per_channel=True, weight_qmin=-63, weight_qmax=63)
+    converted = quantized(model, (x,), fold=fold, quantizer=XNNPACKQuantizer().set_global(config))
+    with torch.no_grad():
+        expected = converted(x)
+    program = to_edge_transform_and_lower(
+        torch.export.export(converted, (x,)), partitioner=[OpenvinoPartitioner()]
+    ).to_executorch()
+    assert [d.id for d in program.executorch_program.execution_plan[0].delegates] == [BACKEND_ID]
+    (output,) = Runtime.get().load_program(program.buffer).load_method("forward").execute([x])
+    torch.testing.assert_close(output, expected, atol=1e-6, rtol=0)
 
 
 @pytest.mark.slow
