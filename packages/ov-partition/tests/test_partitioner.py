@@ -1,9 +1,17 @@
+import re
+
 import pytest
 import torch
 from executorch.exir import to_edge
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 
-from ov_partition import CompileSpecError, OpenvinoPartitioner, compile_specs, frontend_converts
+from ov_partition import (
+    CompileSpecError,
+    MissingKernelWarning,
+    OpenvinoPartitioner,
+    compile_specs,
+    frontend_converts,
+)
 from ov_spec import BACKEND_ID
 
 
@@ -154,7 +162,11 @@ def test_embedding_bag_options_the_frontend_refuses_stay_on_cpu(options, reason)
 
     program = edge_program(Bags(), torch.tensor([1, 2, 4, 5, 4, 3]), torch.tensor([0, 4]))
     partitioner = OpenvinoPartitioner()
-    tagged = tags(partitioner.partition(program).tagged_exported_program)
+    # ExecuTorch 1.5.1's runtime has no _embedding_bag kernel: lowering says so.
+    with pytest.warns(
+        MissingKernelWarning, match=rf"aten::_embedding_bag.out.*{re.escape(reason)}"
+    ):
+        tagged = tags(partitioner.partition(program).tagged_exported_program)
     bag = next(name for name in tagged if "embedding_bag" in name)
     assert tagged[bag] is None
     assert reason in partitioner.rejections[bag]

@@ -1,8 +1,9 @@
 """A node OpenVINO's converter refuses stays on the CPU; the rest of its region is still delegated."""
 
+import pytest
 import torch
 
-from ov_partition import op_support
+from ov_partition import MissingKernelWarning, op_support
 from ov_runtime import lower
 from ov_tests.pipeline import check_program, delegate_ids
 
@@ -62,10 +63,31 @@ def test_an_option_refused_up_front_is_also_caught_by_the_trial(monkeypatch):
         def forward(self, indices, offsets):
             return self.linear(self.bag(indices, offsets) + 1) * 2
 
-    lowered = lower(MaxBag(), (torch.tensor([1, 2, 3, 4]), torch.tensor([0, 2])))
+    with pytest.warns(MissingKernelWarning, match="_embedding_bag"):
+        lowered = lower(MaxBag(), (torch.tensor([1, 2, 3, 4]), torch.tensor([0, 2])))
     assert lowered.rejections == {
         "aten__embedding_bag_default": "OpenVINO's converter refused it: [PyTorch Frontend] "
         "Only sum and mean mode supported for aten::embedding_bag translation",
         "getitem": "unpacks the output of aten__embedding_bag_default, which stays on the CPU",
     }
     assert len(delegate_ids(lowered)) == 1
+
+
+def test_an_op_left_on_the_cpu_without_an_executorch_kernel_is_named_at_lowering():
+    from executorch.exir import to_edge_transform_and_lower
+
+    from ov_runtime import OpenvinoPartitioner
+
+    class ScatterMax(torch.nn.Module):
+        def forward(self, x, index, source):
+            return x.scatter_reduce(0, index, source, "amax", include_self=False) + 1
+
+    inputs = (torch.zeros(4), torch.tensor([0, 1, 1, 3]), torch.tensor([1.0, 2.0, 3.0, 4.0]))
+    exported = torch.export.export(ScatterMax(), inputs)
+    with pytest.warns(MissingKernelWarning) as caught:
+        to_edge_transform_and_lower(exported, partitioner=[OpenvinoPartitioner()])
+    (warning,) = [w for w in caught if w.category is MissingKernelWarning]
+    assert "aten::scatter_reduce.two_out" in str(warning.message)
+    assert "OpenVINO's PyTorch frontend does not convert aten.scatter_reduce.two" in str(
+        warning.message
+    )

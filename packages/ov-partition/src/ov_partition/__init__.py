@@ -1,5 +1,6 @@
 """ExecuTorch partitioner for the OpenVINO backend."""
 
+from ov_partition.cpu_kernels import MissingKernelWarning
 from ov_partition.exceptions import CompileSpecError
 from ov_partition.op_support import (
     SUPPORTED_DTYPES,
@@ -12,6 +13,7 @@ from ov_partition.partitioner import OpenvinoPartitioner, compile_specs
 __all__ = [
     "SUPPORTED_DTYPES",
     "CompileSpecError",
+    "MissingKernelWarning",
     "OpenvinoOperatorSupport",
     "OpenvinoPartitioner",
     "compile_specs",

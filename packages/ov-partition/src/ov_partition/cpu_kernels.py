@@ -1,0 +1,78 @@
+"""Nodes left on ExecuTorch's CPU for which ExecuTorch's runtime here has no kernel.
+
+A node the partitioner does not delegate runs on ExecuTorch's own CPU kernels,
+as the out variant ``to_executorch`` gives it (``aten::scatter_reduce.two_out``
+for ``aten.scatter_reduce.two``). When the runtime registered in this process
+(ExecuTorch's Python bindings, with the kernels they link) has none, the
+program lowers and serializes, and then fails to load (``Missing operator``).
+Lowering warns with the op and the reason the node was not delegated; a C++
+application that links such a kernel itself can still run the program, so it
+is a warning, not an error.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Mapping
+
+import torch
+from torch.export import ExportedProgram
+
+
+class MissingKernelWarning(UserWarning):
+    """A node stays on ExecuTorch's CPU, and ExecuTorch's runtime here has no kernel for it."""
+
+
+@functools.cache
+def _registered_kernels() -> frozenset[str]:
+    from executorch.extension.pybindings.portable_lib import _get_operator_names
+
+    return frozenset(_get_operator_names())
+
+
+def _kernel_name(target: object) -> str | None:
+    """The name of the out-variant kernel ``to_executorch`` calls for ``target``, if it has one."""
+    from executorch.exir.operator.convert import to_out_variant
+
+    overload = getattr(target, "_op", target)  # an edge op wraps its aten overload
+    if not isinstance(overload, torch._ops.OpOverload) or overload.namespace != "aten":
+        return None
+    try:
+        out, _ = to_out_variant(overload)
+    except RuntimeError:  # no out variant: to_executorch itself says so
+        return None
+    return str(out.name())
+
+
+def warn_of_missing_kernels(
+    exported_program: ExportedProgram, rejections: Mapping[str, str]
+) -> list[str]:
+    """Warn for each untagged node whose kernel ExecuTorch's runtime here lacks.
+
+    Args:
+        exported_program: The partitioned program (edge dialect), delegated
+            nodes carrying ``delegation_tag``.
+        rejections: Why each node was not delegated, by node name.
+
+    Returns:
+        The kernel names missing, one per node.
+    """
+    missing = []
+    kernels = _registered_kernels()
+    for node in exported_program.graph.nodes:
+        if node.op != "call_function" or "delegation_tag" in node.meta:
+            continue
+        kernel = _kernel_name(node.target)
+        if kernel is None or kernel in kernels:
+            continue
+        missing.append(kernel)
+        reason = rejections.get(node.name, "not delegated")
+        warnings.warn(
+            f"node {node.name} ({kernel}) stays on ExecuTorch's CPU ({reason}), and "
+            f"ExecuTorch's runtime here has no {kernel} kernel: the program will fail to load "
+            "with 'Missing operator' unless the application that runs it links one",
+            MissingKernelWarning,
+            stacklevel=2,
+        )
+    return missing
