@@ -46,12 +46,13 @@ def test_the_native_dtype_mapping_is_the_dtype_table():
     assert all(native_element_type(code) == "" for code in others)
 
 
-# One child process for two facts, since each child pays the import of
+# One child process for these facts, since each child pays the import of
 # ExecuTorch's compiler (which executorch.runtime imports too): importing
 # ov_runtime alone registers the backend for executorch.runtime, and a script
-# that only lowers (it imports no more than the partitioner) finds the
-# backend's preprocess, which ExecuTorch looks up by the name of an imported
-# BackendDetails subclass.
+# that lowers with ExecuTorch's own API (it imports no more than the
+# partitioner) finds the backend's preprocess, which ExecuTorch looks up by the
+# name of an imported BackendDetails subclass, and the out variants of the
+# quantize ops a dynamically quantized Linear leaves on the CPU.
 IMPORT_LOWER_AND_RUN = """
 import sys
 import torch
@@ -76,14 +77,35 @@ output = Runtime.get().load_program(program.buffer).load_method("forward").execu
 )[0]
 assert torch.equal(output, torch.full((2, 3), 2.0)), output
 print("ran through executorch.runtime")
+
+from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+    XNNPACKQuantizer, get_symmetric_quantization_config,
+)
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+x = torch.randn(4, 8)
+linear = torch.nn.Linear(8, 4).eval()
+config = get_symmetric_quantization_config(is_per_channel=True, is_dynamic=True)
+prepared = prepare_pt2e(
+    torch.export.export(linear, (x,)).module(), XNNPACKQuantizer().set_global(config)
+)
+prepared(x)
+dynamic = convert_pt2e(prepared)
+program = to_edge_transform_and_lower(
+    torch.export.export(dynamic, (x,)), partitioner=[OpenvinoPartitioner()]
+).to_executorch()
+output = Runtime.get().load_program(program.buffer).load_method("forward").execute([x])[0]
+torch.testing.assert_close(output, dynamic(x), atol=1e-5, rtol=0)
+print("dynamically quantized")
 """
 
 
-def test_ov_runtime_alone_registers_the_backend_and_a_lowering_script_finds_preprocess():
+def test_ov_runtime_alone_registers_the_backend_and_executorchs_api_needs_nothing_more():
     result = run_python(IMPORT_LOWER_AND_RUN)
     assert result.returncode == 0, result.stderr[-3000:]
     assert f"delegates: ['{BACKEND_ID}']" in result.stdout
     assert "ran through executorch.runtime" in result.stdout
+    assert "dynamically quantized" in result.stdout
 
 
 NAME_TAKEN = """

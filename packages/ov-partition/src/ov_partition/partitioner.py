@@ -8,6 +8,11 @@ import os
 from collections.abc import Callable, Collection, Sequence
 from typing import final
 
+# Registers the out variants of quantized_decomposed ops, which to_executorch
+# needs for a quantize or dequantize the partitioner leaves on ExecuTorch's CPU
+# (dynamic quantization's choose_qparams and its pairs): users of ExecuTorch's
+# own API import this module, not the facade.
+import executorch.kernels.quantized  # noqa: F401
 import torch
 from executorch.exir.backend.backend_details import BackendDetails
 from executorch.exir.backend.compile_spec_schema import CompileSpec

@@ -10,9 +10,6 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# Registers the out variants of quantized_decomposed ops, which to_executorch
-# needs for a quantize or dequantize node left on ExecuTorch's CPU kernels.
-import executorch.kernels.quantized  # noqa: F401
 import torch
 from executorch.devtools.backend_debug import get_delegation_info
 from executorch.exir import (
