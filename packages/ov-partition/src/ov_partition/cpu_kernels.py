@@ -32,14 +32,16 @@ def _registered_kernels() -> frozenset[str]:
 
 
 def _kernel_name(target: object) -> str | None:
-    """The name of the out-variant kernel ``to_executorch`` calls for ``target``, if it has one."""
-    from executorch.exir.operator.convert import to_out_variant
+    """The name of the out-variant kernel ``to_executorch`` calls for an edge op, if it has one.
 
-    overload = getattr(target, "_op", target)  # an edge op wraps its aten overload
+    The lookup is the edge op's own (``EdgeOpOverload.to_out_variant``), the one
+    ``to_executorch`` uses.
+    """
+    overload = getattr(target, "_op", None)  # an edge op wraps its aten overload
     if not isinstance(overload, torch._ops.OpOverload) or overload.namespace != "aten":
         return None
     try:
-        out, _ = to_out_variant(overload)
+        out = target.to_out_variant()  # type: ignore[attr-defined]
     except RuntimeError:  # no out variant: to_executorch itself says so
         return None
     return str(out.name())
