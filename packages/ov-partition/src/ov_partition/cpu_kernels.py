@@ -49,18 +49,14 @@ def _kernel_name(target: object) -> str | None:
 
 def warn_of_missing_kernels(
     exported_program: ExportedProgram, rejections: Mapping[str, str]
-) -> list[str]:
+) -> None:
     """Warn for each untagged node whose kernel ExecuTorch's runtime here lacks.
 
     Args:
         exported_program: The partitioned program (edge dialect), delegated
             nodes carrying ``delegation_tag``.
         rejections: Why each node was not delegated, by node name.
-
-    Returns:
-        The kernel names missing, one per node.
     """
-    missing = []
     kernels = _registered_kernels()
     for node in exported_program.graph.nodes:
         if node.op != "call_function" or "delegation_tag" in node.meta:
@@ -68,7 +64,6 @@ def warn_of_missing_kernels(
         kernel = _kernel_name(node.target)
         if kernel is None or kernel in kernels:
             continue
-        missing.append(kernel)
         reason = rejections.get(node.name, "not delegated")
         warnings.warn(
             f"node {node.name} ({kernel}) stays on ExecuTorch's CPU ({reason}), and "
@@ -77,4 +72,3 @@ def warn_of_missing_kernels(
             MissingKernelWarning,
             stacklevel=2,
         )
-    return missing
