@@ -62,17 +62,17 @@ def test_supported_nodes_share_one_tag():
 
 
 def test_unconverted_op_stays_on_cpu_with_a_reason():
-    class NonZero(torch.nn.Module):
+    class Trunc(torch.nn.Module):
         def forward(self, x):
-            return torch.nonzero(x + 1)
+            return torch.trunc(x + 1)
 
-    program = edge_program(NonZero(), torch.randn(4))
+    program = edge_program(Trunc(), torch.randn(4))
     partitioner = OpenvinoPartitioner()
     partitioner.partition(program)
     node_tags = tags(program)
-    assert node_tags["aten_nonzero_default"] is None
+    assert node_tags["aten_trunc_default"] is None
     assert node_tags["aten_add_tensor"] is not None
-    assert "does not convert aten.nonzero.default" in partitioner.rejections["aten_nonzero_default"]
+    assert "does not convert aten.trunc.default" in partitioner.rejections["aten_trunc_default"]
 
 
 def test_float64_stays_on_cpu():
@@ -99,7 +99,7 @@ def test_min_of_only_bool_tensors_stays_on_cpu_but_mixed_maximum_does_not():
 
 def test_frontend_is_asked_about_aten_overloads():
     assert frontend_converts("aten.addmm.default")
-    assert not frontend_converts("aten.nonzero.default")
+    assert not frontend_converts("aten.trunc.default")
     assert not frontend_converts("aten.no_such_op.default")
 
 

@@ -96,8 +96,8 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[Any, ...], tuple[str, ...]]] = 
         (torch.ones(1, 1, 4, 4),),
         ("aten::avg_pool2d",),
     ),
-    "nonzero_output": (
-        lambda a: (a * 2).nonzero(),
+    "nonzero_of_a_0d_tensor": (
+        lambda a: (a * 2).sum().nonzero(),
         (torch.tensor([0.0, 1.0, 0.0, 2.0]),),
         ("aten::nonzero",),
     ),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import openvino as ov
 import torch
+from executorch.exir.tensor import dim_order_from_stride
 from openvino import opset13
 from openvino.frontend import FrontEndManager
 from openvino.frontend.pytorch.fx_decoder import TorchFXPythonDecoder
@@ -65,10 +66,14 @@ def _dtype(value: object) -> torch.dtype:
 
 
 def _dim_order(value: object) -> tuple[int, ...] | None:
-    """The tensor's dim order when it is not the contiguous one (e.g. channels_last), else None."""
+    """The tensor's dim order when it is not the contiguous one (e.g. channels_last), else None.
+
+    The order is ExecuTorch's own (``dim_order_from_stride``), which the program's
+    tensors carry; ``Tensor.dim_order`` can order size-1 dims differently.
+    """
     if not isinstance(value, torch.Tensor) or value.dim() < 2:
         return None
-    order = tuple(value.dim_order())
+    order = tuple(int(dim) for dim in dim_order_from_stride(value.stride()))
     return None if order == tuple(range(value.dim())) else order
 
 

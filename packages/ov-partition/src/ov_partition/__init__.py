@@ -2,6 +2,7 @@
 
 from ov_partition.cpu_kernels import MissingKernelWarning
 from ov_partition.exceptions import CompileSpecError
+from ov_partition.nonzero_layout import ScrambledNonzeroWarning
 from ov_partition.op_support import (
     SUPPORTED_DTYPES,
     OpenvinoOperatorSupport,
@@ -16,6 +17,7 @@ __all__ = [
     "MissingKernelWarning",
     "OpenvinoOperatorSupport",
     "OpenvinoPartitioner",
+    "ScrambledNonzeroWarning",
     "compile_specs",
     "converts",
     "frontend_converts",

@@ -309,6 +309,7 @@ class IntegerRanges:
             "aten.cumsum": self._cumsum,
             "aten.argmax": lambda n: self._index_range(n.args[0]),
             "aten.argmin": lambda n: self._index_range(n.args[0]),
+            "aten.nonzero": lambda n: self._index_range(n.args[0]),
         }
         if name in rules:
             return rules[name](node)

@@ -107,13 +107,18 @@ def frontend_converts(name: str) -> bool:
     return bool(_frontend().is_node_supported({}, probe))
 
 
+# Ops the frontend's FX op table converts that its torchdynamo OperatorSupport
+# list leaves out: nonzero becomes NonZero and a Transpose.
+_CONVERTED_UNLISTED = frozenset({"aten.nonzero.default"})
+
+
 def converts(name: str) -> bool:
     """Whether lowering converts the op ``name`` (``aten.add.Tensor``) for OpenVINO.
 
     True for the ops OpenVINO's PyTorch frontend converts and for the
     edge-dialect ops preprocess rewrites into such ops.
     """
-    return name in _CONVERTED_BY_PREPROCESS or frontend_converts(name)
+    return name in _CONVERTED_BY_PREPROCESS | _CONVERTED_UNLISTED or frontend_converts(name)
 
 
 HIGHER_ORDER_OPS = frozenset({"higher_order.cond", "higher_order.while_loop"})
@@ -287,6 +292,16 @@ def _check_topk_of_nothing(node: torch.fx.Node) -> str | None:
     return None
 
 
+def _check_nonzero_of_a_scalar(node: torch.fx.Node) -> str | None:
+    inputs = _input_tensors(node)
+    if op_packet(node) == "aten.nonzero" and inputs and inputs[0].dim() == 0:
+        return (
+            "OpenVINO's nonzero of a 0-d tensor holds one index where PyTorch's (1, 0) "
+            "holds none; it stays on the CPU"
+        )
+    return None
+
+
 CHECKS: Sequence[Check] = (
     _check_callable,
     _check_frontend,
@@ -301,6 +316,7 @@ CHECKS: Sequence[Check] = (
     _check_embedding_bag_options,
     _check_avg_pool_ceil_mode_of_dynamic_size,
     _check_topk_of_nothing,
+    _check_nonzero_of_a_scalar,
 )
 """The support checks, in the order they run."""
 

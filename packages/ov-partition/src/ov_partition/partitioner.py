@@ -24,6 +24,7 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from ov_partition.cpu_kernels import warn_of_missing_kernels
 from ov_partition.integer_ranges import narrowed_nodes
 from ov_partition.mutable_buffers import tag_mutated_buffers
+from ov_partition.nonzero_layout import warn_of_scrambled_nonzeros
 from ov_partition.op_support import FAKE_QUANTIZE_OPS, OpenvinoOperatorSupport, branches
 from ov_partition.trial_lowering import (
     bisect_refusal,
@@ -170,6 +171,7 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         for name, reason in self.rejections.items():
             logger.info("node %s stays on ExecuTorch's CPU kernels: %s", name, reason)
         warn_of_missing_kernels(exported_program, self.rejections)
+        warn_of_scrambled_nonzeros(exported_program, self.rejections)
         return PartitionResult(
             tagged_exported_program=exported_program, partition_tags=partition_tags
         )
