@@ -78,16 +78,14 @@ def test_an_op_left_on_the_cpu_without_an_executorch_kernel_is_named_at_lowering
 
     from ov_runtime import OpenvinoPartitioner
 
-    class ScatterMax(torch.nn.Module):
+    class ScatterMean(torch.nn.Module):
         def forward(self, x, index, source):
-            return x.scatter_reduce(0, index, source, "amax", include_self=False) + 1
+            return x.scatter_reduce(0, index, source, "mean", include_self=False) + 1
 
-    inputs = (torch.zeros(4), torch.tensor([0, 1, 1, 3]), torch.tensor([1.0, 2.0, 3.0, 4.0]))
-    exported = torch.export.export(ScatterMax(), inputs)
+    inputs = (torch.zeros(4, dtype=torch.int32), torch.tensor([0, 1, 1, 3]), torch.arange(4) - 2)
+    exported = torch.export.export(ScatterMean(), (*inputs[:2], inputs[2].int()))
     with pytest.warns(MissingKernelWarning) as caught:
         to_edge_transform_and_lower(exported, partitioner=[OpenvinoPartitioner()])
     (warning,) = [w for w in caught if w.category is MissingKernelWarning]
     assert "aten::scatter_reduce.two_out" in str(warning.message)
-    assert "OpenVINO's PyTorch frontend does not convert aten.scatter_reduce.two" in str(
-        warning.message
-    )
+    assert "truncates an integer mean toward zero" in str(warning.message)

@@ -16,6 +16,7 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import OutputKind
 
 from ov_convert.exceptions import ConversionError
+from ov_convert.extensions import conversion_extensions, prepare_for_extensions
 from ov_convert.payload import COPIED, SCALAR, TENSOR
 from ov_spec import DELEGATE_DTYPES
 
@@ -110,6 +111,29 @@ def output_values(program: ExportedProgram) -> list[object]:
     ]
 
 
+def _frontend_convert(
+    module: torch.fx.GraphModule, inputs: Sequence[object], dtypes: Sequence[torch.dtype]
+) -> ov.Model:
+    """Run OpenVINO's PyTorch frontend, with this project's extensions, over ``module``."""
+    prepare_for_extensions([m for m in module.modules() if isinstance(m, torch.fx.GraphModule)])
+    try:
+        frontend = FrontEndManager().load_by_framework("pytorch")
+        for extension in conversion_extensions():
+            frontend.add_extension(extension)
+        # The decoder must outlive convert(): the loaded model only holds a C++
+        # reference, and a collected Python decoder fails as a "pure virtual" call.
+        decoder = TorchFXPythonDecoder(
+            module,
+            input_shapes=[_frontend_shape(value) for value in inputs],
+            input_types=list(dtypes),
+        )
+        return frontend.convert(frontend.load(decoder))
+    except Exception as error:
+        raise ConversionError(
+            f"OpenVINO's PyTorch frontend failed to convert a partition: {error}"
+        ) from error
+
+
 def convert_module(
     module: torch.fx.GraphModule, inputs: Sequence[object], outputs: Sequence[object]
 ) -> ov.Model:
@@ -126,6 +150,10 @@ def convert_module(
             to the dtype ExecuTorch expects, so the runtime can bind ExecuTorch's
             buffers directly.
 
+    The ops of ``ov_convert.extensions.EXTENSION_OPS`` convert through this
+    project's frontend extensions, which rearrange those nodes' arguments in
+    ``module``.
+
     Inputs and outputs in another dim order than the contiguous one (such as
     channels_last) take and give their data in that order: the model's
     parameter or result has the physical shape, converted to and from the
@@ -139,22 +167,7 @@ def convert_module(
     types = [element_type(dtype, f"partition input {i}") for i, dtype in enumerate(dtypes)]
     shapes = [_shape(value) for value in inputs]
     repeats = _drop_repeated_outputs(module)
-    try:
-        frontend = FrontEndManager().load_by_framework("pytorch")
-        # The decoder must outlive convert(): the loaded model only holds a C++
-        # reference, and a collected Python decoder fails as a "pure virtual" call.
-        decoder = TorchFXPythonDecoder(
-            module,
-            input_shapes=[_frontend_shape(value) for value in inputs],
-            input_types=dtypes,
-        )
-        model = frontend.convert(frontend.load(decoder))
-    except Exception as error:
-        raise ConversionError(
-            f"OpenVINO's PyTorch frontend failed to convert a partition: {error}"
-        ) from error
-
-    model = _with_repeated_outputs(model, repeats)
+    model = _with_repeated_outputs(_frontend_convert(module, inputs, dtypes), repeats)
     if len(model.inputs) != len(inputs):
         raise ConversionError(
             f"the converted model takes {len(model.inputs)} inputs but the partition has "

@@ -120,6 +120,7 @@ _INDEX_ARGUMENTS: dict[str, tuple[int, ...]] = {
     "aten.gather": (2,),
     "aten.scatter": (2,),
     "aten.scatter_add": (2,),
+    "aten.scatter_reduce": (2,),
     "aten.index_select": (2,),
 }
 

@@ -107,9 +107,10 @@ def frontend_converts(name: str) -> bool:
     return bool(_frontend().is_node_supported({}, probe))
 
 
-# Ops the frontend's FX op table converts that its torchdynamo OperatorSupport
-# list leaves out: nonzero becomes NonZero and a Transpose.
-_CONVERTED_UNLISTED = frozenset({"aten.nonzero.default"})
+# Ops converted that the frontend's torchdynamo OperatorSupport list leaves out:
+# its FX op table converts nonzero (to NonZero and a Transpose), and
+# ov_convert.extensions converts scatter_reduce (to ScatterElementsUpdate).
+_CONVERTED_UNLISTED = frozenset({"aten.nonzero.default", "aten.scatter_reduce.two"})
 
 
 def converts(name: str) -> bool:
@@ -302,6 +303,18 @@ def _check_nonzero_of_a_scalar(node: torch.fx.Node) -> str | None:
     return None
 
 
+def _check_integer_scatter_mean(node: torch.fx.Node) -> str | None:
+    # scatter_reduce.two(self, dim, index, src, reduce, *, include_self=True)
+    if op_packet(node) != "aten.scatter_reduce" or _argument(node, 4, "reduce", None) != "mean":
+        return None
+    if any(not t.is_floating_point() for t in _tensor_values(node.meta.get("val"))):
+        return (
+            "OpenVINO's ScatterElementsUpdate truncates an integer mean toward zero, "
+            "where PyTorch floors it"
+        )
+    return None
+
+
 CHECKS: Sequence[Check] = (
     _check_callable,
     _check_frontend,
@@ -317,6 +330,7 @@ CHECKS: Sequence[Check] = (
     _check_avg_pool_ceil_mode_of_dynamic_size,
     _check_topk_of_nothing,
     _check_nonzero_of_a_scalar,
+    _check_integer_scatter_mean,
 )
 """The support checks, in the order they run."""
 
