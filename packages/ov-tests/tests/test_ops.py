@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from ov_tests import check_program
-from ov_tests.models import Function
+from ov_tests.models import Function, MultivariateNormalLogProb
 
 I32 = torch.int32
 NEGATIVES = torch.tensor([-7, 7, -1, 0, 5, -9, 2**24 + 1, -(2**24) - 3], dtype=I32)
@@ -217,26 +217,6 @@ def test_round_with_decimals_lowers_and_matches_eager_to_openvino_division():
         atol=0,
         rtol=2.4e-7,
     )
-
-
-class MultivariateNormalLogProb(torch.nn.Module):
-    """A Gaussian's log-density; ``validate_args=False``, since torch.export cannot trace the check."""
-
-    loc: torch.Tensor
-    scale_tril: torch.Tensor
-
-    def __init__(self):
-        super().__init__()
-        self.register_buffer("loc", torch.tensor([0.5, -1.0, 2.0]))
-        self.register_buffer(
-            "scale_tril", torch.tensor([[1.0, 0.0, 0.0], [0.5, 2.0, 0.0], [0.1, 0.2, 0.5]])
-        )
-
-    def forward(self, x):
-        distribution = torch.distributions.MultivariateNormal(
-            self.loc, scale_tril=self.scale_tril, validate_args=False
-        )
-        return distribution.log_prob(x)
 
 
 def test_multivariate_normal_log_prob_lowers_whole_and_matches_eager():

@@ -118,3 +118,28 @@ class Function(torch.nn.Module):
     def forward(self, *inputs: Any) -> Any:
         """Return ``function(*inputs)``."""
         return self.function(*inputs)
+
+
+class MultivariateNormalLogProb(torch.nn.Module):
+    """A 3-d Gaussian's log-density of ``(batch, 3)`` float32 points.
+
+    ``validate_args=False``, since torch.export cannot trace the check.
+    """
+
+    loc: torch.Tensor
+    scale_tril: torch.Tensor
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("loc", torch.tensor([0.5, -1.0, 2.0]))
+        self.register_buffer(
+            "scale_tril", torch.tensor([[1.0, 0.0, 0.0], [0.5, 2.0, 0.0], [0.1, 0.2, 0.5]])
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return the log-density of each row of ``x``, shape ``(batch,)``."""
+        distribution = torch.distributions.MultivariateNormal(
+            self.loc, scale_tril=self.scale_tril, validate_args=False
+        )
+        log_density: torch.Tensor = distribution.log_prob(x)  # type: ignore[no-untyped-call]
+        return log_density
