@@ -23,11 +23,6 @@ class Nonzero(torch.nn.Module):
         return torch.nonzero(x)
 
 
-class NonzeroOfMask(torch.nn.Module):
-    def forward(self, x):
-        return torch.nonzero(x != 0)
-
-
 def lower(model, example, **export):
     partitioner = OpenvinoPartitioner()
     program = to_edge_transform_and_lower(
@@ -73,17 +68,25 @@ def test_nonzero_of_a_dynamic_batch_is_delegated():
     assert_equal_on(Nonzero(), method, x, torch.eye(7, 2), torch.ones(1, 2), torch.zeros(16, 2))
 
 
-def test_nonzero_of_int64_left_on_the_cpu_warns_and_its_mask_form_is_exact():
-    """OpenVINO truncates int64 to 32 bits (2**32 reads as zero), so the op stays on the CPU."""
-    x = torch.tensor([[0, 2**32], [3, 0], [5, 7]])
-    with pytest.warns(ScrambledNonzeroWarning, match=r"nonzero\(x != 0\)"):
-        lower(Nonzero(), x)
-    method, delegates, _ = lower(NonzeroOfMask(), x)
-    assert delegates == [BACKEND_ID]
-    assert_equal_on(NonzeroOfMask(), method, x, -x)
+@pytest.mark.parametrize("dtype", [torch.int64, torch.float64], ids=str)
+def test_nonzero_of_inputs_openvino_cannot_read_exactly_is_delegated_behind_a_mask(dtype):
+    """OpenVINO truncates int64 to 32 bits (2**32 reads as zero) and takes no float64."""
+    x = torch.tensor([[0, 2**32], [3, 0], [5, -(2**40)]]).to(dtype)
+    method, delegates, rejections = lower(Nonzero(), x)
+    assert delegates == [BACKEND_ID] and "aten_nonzero_default" not in rejections
+    assert_equal_on(Nonzero(), method, x, x.flip(0), torch.zeros_like(x))
+
+
+def test_a_nonzero_kept_on_the_cpu_warns_that_its_result_reads_back_scrambled():
+    model = LinearThenNonzero(4)
+    with pytest.warns(ScrambledNonzeroWarning, match="aten_nonzero_default"):
+        to_edge_transform_and_lower(
+            torch.export.export(model, (torch.randn(3, 4),)),
+            partitioner=[OpenvinoPartitioner(skip_ops={"aten.nonzero.default"})],
+        )
 
 
 def test_nonzero_of_a_0d_tensor_stays_on_the_cpu_and_is_exact():
-    method, delegates, rejections = lower(Nonzero(), torch.tensor(3.0))
-    assert delegates == [] and "0-d tensor" in rejections["aten_nonzero_default"]
+    method, _, rejections = lower(Nonzero(), torch.tensor(3.0))
+    assert "0-d tensor" in rejections["aten_nonzero_default"]
     assert_equal_on(Nonzero(), method, torch.tensor(3.0), torch.tensor(0.0))

@@ -4,12 +4,10 @@ ExecuTorch 1.5.1 plans ``nonzero``'s ``(count, rank)`` result in the
 column-major layout of its fake kernel (strides ``(1, count)``), while its CPU
 kernel writes the index pairs row by row: a result of rank 2 or more left on the
 CPU reads back with its pairs mixed up. A delegate writes the layout ExecuTorch
-planned, so the partitioner delegates ``nonzero`` when OpenVINO reads its input
-exactly. It cannot for float64, which the delegate does not take, nor for int64
-not proved to fit in 32 bits, which OpenVINO's CPU plugin truncates (``2**32``
-reads as zero); and ExecuTorch's ``to_backend`` forbids a partitioner to rewrite
-the graph (``nonzero(x != 0)`` would do). Such a node gets a warning that says
-so, with the model-side rewrite that avoids it.
+planned, and the partitioner gives every ``nonzero`` a bool input OpenVINO reads
+exactly (:mod:`ov_partition.pre_decomposition`), so it is delegated. One that
+still stays on the CPU (``skip_ops``, or a partition OpenVINO refused) gets this
+warning.
 """
 
 from __future__ import annotations
@@ -46,7 +44,7 @@ def warn_of_scrambled_nonzeros(program: ExportedProgram, rejections: Mapping[str
             f"node {node.name} (nonzero) stays on ExecuTorch's CPU "
             f"({rejections.get(node.name, 'not delegated')}), where ExecuTorch 1.5.1's kernel "
             "writes its index pairs row by row into a column-major plan, so they read back "
-            "scrambled; write torch.nonzero(x != 0) in the model to delegate it",
+            "scrambled",
             ScrambledNonzeroWarning,
             stacklevel=2,
         )

@@ -23,14 +23,6 @@ logger = logging.getLogger(__name__)
 SUPPORTED_DTYPES = frozenset(getattr(torch, dtype.torch_name) for dtype in DELEGATE_DTYPES)
 """Tensor dtypes a delegate reads and writes (``ov_spec.DELEGATE_DTYPES``)."""
 
-KEPT_WHOLE_OPS = (
-    torch.ops.aten.round.decimals,
-    torch.ops.aten.linalg_solve_triangular.default,
-)
-"""Ops outside core ATen with no decomposition of their own, which ``to_edge``
-refuses: kept whole (``OpenvinoPartitioner.ops_to_not_decompose``) and
-delegated, where preprocess decomposes them (``ov_passes.inline_decompositions``)."""
-
 FAKE_QUANTIZE_OPS = (
     torch.ops.aten.fake_quantize_per_tensor_affine.default,
     torch.ops.aten.fake_quantize_per_tensor_affine.tensor_qparams,
@@ -45,7 +37,7 @@ decompose them into ``*_cachemask`` ops its edge checker rejects."""
 # ops, and ov_passes turns fake-quant ops into quantize/dequantize pairs and
 # torchao's weight-only dequantization and expm1 (which the frontend lacks)
 # into arithmetic, diagonal_copy into a gather, and logical_and/or/xor into
-# bitwise ops on bools, and it decomposes KEPT_WHOLE_OPS.
+# bitwise ops on bools.
 _CONVERTED_BY_PREPROCESS = frozenset(
     {
         "aten.logical_and.default",
@@ -56,7 +48,7 @@ _CONVERTED_BY_PREPROCESS = frozenset(
         "dim_order_ops._to_dim_order_copy.default",
         "dim_order_ops._clone_dim_order.default",
         "torchao.dequantize_affine.default",
-        *(target_name(op) for op in FAKE_QUANTIZE_OPS + KEPT_WHOLE_OPS),
+        *(target_name(op) for op in FAKE_QUANTIZE_OPS),
     }
 )
 

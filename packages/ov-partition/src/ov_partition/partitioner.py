@@ -25,12 +25,8 @@ from ov_partition.cpu_kernels import warn_of_missing_kernels
 from ov_partition.integer_ranges import narrowed_nodes
 from ov_partition.mutable_buffers import tag_mutated_buffers
 from ov_partition.nonzero_layout import warn_of_scrambled_nonzeros
-from ov_partition.op_support import (
-    FAKE_QUANTIZE_OPS,
-    KEPT_WHOLE_OPS,
-    OpenvinoOperatorSupport,
-    branches,
-)
+from ov_partition.op_support import FAKE_QUANTIZE_OPS, OpenvinoOperatorSupport, branches
+from ov_partition.pre_decomposition import decompose_for_lowering
 from ov_partition.trial_lowering import (
     bisect_refusal,
     converter_message,
@@ -99,24 +95,26 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
     def ops_to_not_decompose(
         self, ep: ExportedProgram
     ) -> tuple[list[torch._ops.OpOverload], Callable[[torch.fx.Node], bool] | None]:
-        """Keep quantization-aware training's fake-quant ops and ``KEPT_WHOLE_OPS`` whole.
+        """Keep quantization-aware training's fake-quant ops whole (``FAKE_QUANTIZE_OPS``).
 
         ExecuTorch's ``to_edge_transform_and_lower`` leaves these ops as they
-        are; otherwise ExecuTorch's edge checker rejects the program: the
-        fake-quant ops' decomposition (``*_cachemask``) is not core ATen, and
-        ``round.decimals`` and ``linalg_solve_triangular`` have none. Preprocess
-        turns each fake-quant op into a quantize/dequantize pair, which OpenVINO
-        converts to FakeQuantize, and decomposes the others
-        (``ov_passes.inline_decompositions``). ExecuTorch refuses the program
-        if such a node is then not delegated.
+        are; otherwise their decomposition (``*_cachemask``) is not core ATen and
+        ExecuTorch's edge checker rejects the program. Preprocess turns each
+        into a quantize/dequantize pair, which OpenVINO converts to FakeQuantize.
         """
-        kept_whole = [op for op in KEPT_WHOLE_OPS if _calls(ep, op)]
-        if not kept_whole:
-            return list(FAKE_QUANTIZE_OPS), None
-        # ExecuTorch keeps an op that has no decomposition (so is not in its
-        # table to leave out) only on its path for partitioners that filter
-        # nodes, which costs two more retraces: taken only when needed.
-        return list(FAKE_QUANTIZE_OPS) + kept_whole, lambda node: True
+        return list(FAKE_QUANTIZE_OPS), None
+
+    def transform_for_pre_decomposition(self, exported_program: ExportedProgram) -> ExportedProgram:
+        """Apply this backend's decompositions to the ATen program, before ExecuTorch's own.
+
+        ``to_edge_transform_and_lower`` calls this hook first. It decomposes
+        ``round.decimals`` and ``linalg_solve_triangular``, which ExecuTorch's
+        edge checker refuses, integer ``remainder``, whose ExecuTorch 1.5.1
+        kernel takes the dividend's sign, and ``nonzero`` of a non-bool
+        tensor into ``nonzero(x != 0)``, so that ``nonzero`` is delegated
+        (:mod:`ov_partition.pre_decomposition`).
+        """
+        return decompose_for_lowering(exported_program)
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         """Tag the nodes of ``exported_program`` (edge dialect) that OpenVINO converts, one tag per partition.
@@ -220,16 +218,6 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
                     node.name, f"unpacks the output of {node.args[0]}, which stays on the CPU"
                 )
         return partitions
-
-
-def _calls(program: ExportedProgram, op: torch._ops.OpOverload) -> bool:
-    """Whether a graph of ``program``, control flow's included, calls ``op``."""
-    return any(
-        node.op == "call_function" and node.target == op
-        for module in program.graph_module.modules()
-        if isinstance(module, torch.fx.GraphModule)
-        for node in module.graph.nodes
-    )
 
 
 def _names(nodes: Sequence[torch.fx.Node]) -> frozenset[str]:

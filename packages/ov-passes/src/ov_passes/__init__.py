@@ -1,10 +1,8 @@
 """torch.fx graph passes that prepare a partition for OpenVINO's PyTorch frontend."""
 
 from ov_passes.avg_pool_divisors import avg_pool_divisors_as_pytorch
-from ov_passes.decompositions import DECOMPOSITIONS, needs_decompositions
 from ov_passes.diagonals import diagonals_as_gathers
 from ov_passes.first_extremum_index import extremum_and_index_as_reduction_and_arg
-from ov_passes.inline_decompositions import INLINED, inline_decompositions
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
 from ov_passes.integer_comparisons import integer_comparisons_by_difference
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
@@ -32,7 +30,6 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     unpaired_quantization_as_arithmetic,
     affine_dequantization_as_arithmetic,
     output_scales_onto_weights,
-    inline_decompositions,
     cast_integer_accumulations_to_int64,
     logical_ops_as_bitwise,
     integer_floor_division_by_truncation,
@@ -60,13 +57,10 @@ arg-reduction before the NaN pass, which then makes each of them NaN-aware. The 
 quantize/dequantize pairs, which the next pass leaves to the frontend, and the
 float arithmetic it builds for unpaired nodes (and the weight-compression
 passes for weight-only quantization) is what the others expect.
-``inline_decompositions`` runs before the passes that rewrite the ops it
-builds (slices, divisions). ``drop_no_op_aliases`` runs last, once views have their sizes. The other passes rewrite nodes no other pass creates or reads."""
+``drop_no_op_aliases`` runs last, once views have their sizes. The other passes rewrite nodes no other pass creates or reads."""
 
 __all__ = [
-    "DECOMPOSITIONS",
     "DEFAULT_PASSES",
-    "INLINED",
     "GraphPass",
     "affine_dequantization_as_arithmetic",
     "avg_pool_divisors_as_pytorch",
@@ -78,12 +72,10 @@ __all__ = [
     "fake_quantize_as_pairs",
     "greater_as_less",
     "index_select_of_a_scalar_index",
-    "inline_decompositions",
     "integer_comparisons_by_difference",
     "integer_floor_division_by_truncation",
     "logical_ops_as_bitwise",
     "nan_through_clamps_and_maxima",
-    "needs_decompositions",
     "op_name",
     "output_scales_onto_weights",
     "reductions_over_every_dim",

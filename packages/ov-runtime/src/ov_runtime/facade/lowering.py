@@ -27,7 +27,6 @@ from executorch.exir.passes.init_mutable_pass import InitializedMutableBufferPas
 # looks up by name when the partitioner's tags are lowered: it must be imported.
 from ov_convert import OvExecutorchBackend
 from ov_partition import OpenvinoPartitioner, compile_specs
-from ov_passes import DECOMPOSITIONS, needs_decompositions
 
 __all__ = ["LoweredProgram", "OpenvinoPartitioner", "OvExecutorchBackend", "compile_specs", "lower"]
 
@@ -124,8 +123,6 @@ def lower(
         exported = _own_constants(model)
     else:
         exported = torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes)
-    if needs_decompositions(exported):  # ops ExecuTorch's edge checker would refuse
-        exported = exported.run_decompositions(DECOMPOSITIONS)
     edge: EdgeProgramManager = to_edge_transform_and_lower(
         exported,
         partitioner=[partitioner],

@@ -3,8 +3,12 @@
 import pytest
 import torch
 
-from ov_passes import DECOMPOSITIONS, needs_decompositions
-from ov_passes.decompositions import round_decimals, solve_triangular
+from ov_partition.pre_decomposition import (
+    DECOMPOSITIONS,
+    needs_decompositions,
+    round_decimals,
+    solve_triangular,
+)
 
 VALUES = torch.tensor([0.25, 1.15, -2.35, 1e6 + 0.05, 3.14159, 2.675, -0.45, 123.456, 15.0, -35.0])
 

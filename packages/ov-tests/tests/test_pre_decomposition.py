@@ -1,8 +1,9 @@
-"""Ops outside core ATen lower through ExecuTorch's own API: the partitioner keeps them whole.
+"""The partitioner's decompositions apply through ExecuTorch's own API.
 
-``to_edge`` refuses ``round.decimals`` and ``linalg_solve_triangular`` unless a
-partitioner keeps them (``ops_to_not_decompose``) and delegates them;
-preprocess decomposes them for OpenVINO.
+``to_edge`` refuses ``round.decimals`` and ``linalg_solve_triangular``, and
+ExecuTorch 1.5.1's integer ``remainder`` kernel takes the dividend's sign;
+``OpenvinoPartitioner.transform_for_pre_decomposition`` decomposes them before
+``to_edge_transform_and_lower`` goes on.
 """
 
 import torch
@@ -27,13 +28,20 @@ class Solves(torch.nn.Module):
         )
 
 
-def run_through_executorch(model, inputs, more_inputs=()):
+class Remainders(torch.nn.Module):
+    def forward(self, x, y):
+        return x % 3, torch.remainder(x, y), torch.remainder(-x, 7)
+
+
+def run_through_executorch(model, inputs, more_inputs=(), *, delegated=True):
     partitioner = OpenvinoPartitioner()
     program = to_edge_transform_and_lower(
         torch.export.export(model, inputs), partitioner=[partitioner]
     ).to_executorch()
-    assert [d.id for d in program.executorch_program.execution_plan[0].delegates] == [BACKEND_ID]
-    assert not program.executorch_program.execution_plan[0].operators, partitioner.rejections
+    if delegated:
+        plan = program.executorch_program.execution_plan[0]
+        assert [d.id for d in plan.delegates] == [BACKEND_ID]
+        assert not plan.operators, partitioner.rejections
     method = Runtime.get().load_program(program.buffer).load_method("forward")
     return [(method.execute(list(x)), model(*x)) for x in (inputs, *more_inputs)]
 
@@ -63,3 +71,21 @@ def test_multivariate_normal_log_prob_lowers_whole_through_executorchs_api():
         MultivariateNormalLogProb(), (torch.randn(5, 3),)
     )
     torch.testing.assert_close(outputs[0], expected, atol=1e-5, rtol=1e-5)
+
+
+def test_round_with_decimals_of_float64_runs_on_executorchs_kernels():
+    x = torch.tensor([1.25, -2.35, 1e6 + 0.05, 2.675], dtype=torch.float64)
+    ((outputs, expected),) = run_through_executorch(Rounds(), (x,), delegated=False)
+    # ExecuTorch's kernels divide by the scale through its reciprocal: 1 ulp.
+    for got, want in zip(outputs, expected, strict=True):
+        torch.testing.assert_close(got, want, atol=0, rtol=2.3e-16)
+
+
+def test_integer_remainder_takes_the_divisors_sign_on_executorchs_kernels_too():
+    """int64 operands not proved to fit in 32 bits stay on ExecuTorch's kernels."""
+    x = torch.tensor([-7, 7, -(2**40), 5, 0])
+    y = torch.tensor([2, -2, 3, -3, 5])
+    calls = run_through_executorch(Remainders(), (x, y), [(-x, y.flip(0))], delegated=False)
+    for outputs, expected in calls:
+        for got, want in zip(outputs, expected, strict=True):
+            assert torch.equal(got, want), (got, want)

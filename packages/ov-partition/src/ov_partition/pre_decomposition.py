@@ -1,15 +1,27 @@
-"""Decompositions applied before lowering, into core ATen ops computing the same.
+"""Decompositions the partitioner applies before ExecuTorch's own, into ops computing the same.
 
-``to_edge`` refuses a program holding an op outside core ATen that has no
-decomposition of its own (``aten.round.decimals``,
-``aten.linalg_solve_triangular``, which ``MultivariateNormal.log_prob``
-calls), before any partitioner sees it. And ExecuTorch 1.5.1's CPU kernel of
-integer ``remainder`` takes the dividend's sign (C's ``%``: ``-7 % 2`` gives
--1, PyTorch 1), so an integer remainder the partitioner leaves on the CPU
-would be wrong. :data:`DECOMPOSITIONS` is a table for
-``ExportedProgram.run_decompositions``, applied before lowering
-(``ov_runtime.lower`` does), which turns each such op into core ATen ops that
-OpenVINO and ExecuTorch's kernels both compute exactly.
+ExecuTorch's ``to_edge_transform_and_lower`` hands each partitioner the ATen
+program first (``Partitioner.transform_for_pre_decomposition``), before its
+default decompositions and its edge checker; :func:`decompose_for_lowering`
+runs :data:`DECOMPOSITIONS` there:
+
+* ``to_edge`` refuses an op outside core ATen that has no decomposition of its
+  own: ``aten.round.decimals`` and ``aten.linalg_solve_triangular``, which
+  ``MultivariateNormal.log_prob`` calls.
+* ExecuTorch 1.5.1's CPU kernel of integer ``remainder`` takes the dividend's
+  sign (C's ``%``: ``-7 % 2`` gives -1, PyTorch 1), so an integer remainder
+  left on the CPU would be wrong.
+* ExecuTorch 1.5.1 plans ``nonzero``'s ``(count, rank)`` result in the
+  column-major layout of its fake kernel, while its CPU kernel writes it row by
+  row, so a ``nonzero`` left on the CPU reads back scrambled. A delegate writes
+  the planned layout, so ``nonzero`` should be delegated; but OpenVINO cannot
+  read every input exactly (it truncates int64 to 32 bits, so ``2**32`` reads as
+  zero, and the delegate takes no float64). ``nonzero(x != 0)`` is the same for
+  every dtype (NaN is nonzero, ``-0.0`` is zero): the comparison stays on the
+  CPU when OpenVINO cannot compute it, and ``nonzero`` of its bool result is
+  delegated.
+
+Each turns into ops that OpenVINO and ExecuTorch's kernels both compute exactly.
 """
 
 from __future__ import annotations
@@ -88,11 +100,19 @@ def integer_remainder(a: torch.Tensor, b: torch.Tensor | int) -> Any:
     return a - b * torch.div(a, b, rounding_mode="floor")
 
 
+def nonzero_of_a_mask(x: torch.Tensor) -> Any:
+    """``nonzero(x != 0)``; ``NotImplemented`` (kept whole) for a bool ``x``."""
+    if x.dtype == torch.bool:
+        return NotImplemented
+    return torch.nonzero(x != 0)
+
+
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.round.decimals: round_decimals,
     aten.linalg_solve_triangular.default: solve_triangular,
     aten.remainder.Tensor: integer_remainder,
     aten.remainder.Scalar: integer_remainder,
+    aten.nonzero.default: nonzero_of_a_mask,
 }
 """Op overload to decomposition, for ``ExportedProgram.run_decompositions``."""
 
@@ -105,3 +125,11 @@ def needs_decompositions(program: torch.export.ExportedProgram) -> bool:
         if isinstance(module, torch.fx.GraphModule)
         for node in module.graph.nodes
     )
+
+
+def decompose_for_lowering(program: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """``program`` (ATen dialect) with :data:`DECOMPOSITIONS` applied; itself when it holds none.
+
+    Running the table retraces the whole program, so it runs only when needed.
+    """
+    return program.run_decompositions(DECOMPOSITIONS) if needs_decompositions(program) else program
