@@ -1,0 +1,221 @@
+"""Lower a drawn graph through ExecuTorch's own API, run it twice and compare with eager.
+
+A graph is exported (with dim 0 dynamic when it asks), lowered with
+``to_edge_transform_and_lower`` and ``OpenvinoPartitioner``, serialized, loaded
+with ``executorch.runtime`` and run on two sets of values. Each output must
+match eager at a tolerance of its dtype: integers and bools exactly, floats
+within a relative and absolute tolerance widened by how far eager itself moves
+when the inputs are computed in float64 (an ill-conditioned graph may differ by
+that much in any correct float32 implementation), and with results below
+float32's smallest normal number read as 0 (OpenVINO's CPU plugin flushes them,
+a documented limit). A mismatch is run through OpenVINO's own
+``openvino.convert_model`` too, so the report says whose it is.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ov_tests.graph_fuzz.draw import Graph, hurting_values
+
+TOLERANCES = {
+    torch.float32: (1e-5, 1e-5),
+    torch.float16: (2e-3, 2e-3),
+    torch.bfloat16: (1.6e-2, 1.6e-2),
+}
+"""(rtol, atol) per float dtype; other dtypes must be equal."""
+
+FLUSHED_BELOW = torch.finfo(torch.float32).tiny
+"""Magnitudes OpenVINO's CPU plugin flushes to 0 (float32's smallest normal number)."""
+
+
+@dataclass
+class Outcome:
+    """What one graph gave.
+
+    Attributes:
+        status: ``match``, ``mismatch``, ``lowering error`` (this backend's
+            lowering failed where ExecuTorch's own succeeds), ``load error``
+            (the program lowered without a warning and did not load), or
+            ``skipped`` (export or ExecuTorch without a delegate failed, or the
+            lowering warned that the program cannot load, or nothing was delegated).
+        detail: What differed or failed.
+        owner: For a mismatch, ``openvino`` when OpenVINO's own conversion of
+            the graph is wrong too, ``backend`` when it is right, and
+            ``unattributed`` when OpenVINO alone cannot convert or run it.
+        delegated: Whether the program holds a delegate of this backend.
+    """
+
+    status: str
+    detail: str = ""
+    owner: str = ""
+    delegated: bool = False
+
+
+def _export(graph: Graph, values: list[torch.Tensor]) -> torch.export.ExportedProgram:
+    module = graph.module()
+    if graph.dynamic and values and all(v.dim() and v.shape[0] >= 2 for v in values):
+        batch = torch.export.Dim("batch", min=2, max=16)
+        sizes = {v.shape[0] for v in values}
+        if len(sizes) == 1:
+            try:
+                return torch.export.export(
+                    module, tuple(values), dynamic_shapes=[{0: batch} for _ in values]
+                )
+            except Exception:  # noqa: BLE001 - the graph specializes dim 0: export it static
+                graph.dynamic = False
+    graph.dynamic = False
+    return torch.export.export(module, tuple(values))
+
+
+def second_values(graph: Graph, first: list[torch.Tensor], seed: int) -> list[torch.Tensor]:
+    """Other values for a second call that eager accepts; the first ones when none is found.
+
+    A dynamic graph's second call takes another size of dim 0.
+    """
+    rng = random.Random(seed)
+    module = graph.module()
+    for _ in range(5):
+        batch = rng.randint(2, 16) if graph.dynamic else None
+        values = []
+        for value in first:
+            shape = (batch, *value.shape[1:]) if batch is not None else tuple(value.shape)
+            values.append(hurting_values(rng, value.dtype, shape))
+        try:
+            with torch.no_grad():
+                module(*values)
+        except Exception:  # noqa: BLE001 - values the graph refuses (an index out of range)
+            continue
+        return values
+    return [v.clone() for v in first]
+
+
+def differences(
+    got: list[torch.Tensor], expected: list[torch.Tensor], slack: list[torch.Tensor | None]
+) -> str:
+    """What differs between two output lists, or ``""`` when they match (see the module docstring)."""
+    if len(got) != len(expected):
+        return f"{len(got)} outputs, eager has {len(expected)}"
+    for index, (g, e, s) in enumerate(zip(got, expected, slack, strict=True)):
+        if not isinstance(g, torch.Tensor):
+            return f"output {index} is {type(g).__name__}"
+        if g.dtype != e.dtype or g.shape != e.shape:
+            return f"output {index}: {g.dtype} {tuple(g.shape)}, eager {e.dtype} {tuple(e.shape)}"
+        if e.dtype not in TOLERANCES:
+            if not torch.equal(g, e):
+                wrong = int((g != e).sum())
+                return f"output {index}: {wrong} of {e.numel()} values differ"
+            continue
+        gd, ed = g.double(), e.double()
+        gd = gd.masked_fill(gd.abs() < FLUSHED_BELOW, 0.0)
+        ed = ed.masked_fill(ed.abs() < FLUSHED_BELOW, 0.0)
+        same = (gd == ed) | (gd.isnan() & ed.isnan())
+        rtol, atol = TOLERANCES[e.dtype]
+        allowed = atol + rtol * ed.abs()
+        if s is not None:
+            allowed = allowed + 2 * s.double().nan_to_num(0.0, 0.0, 0.0).abs()
+        off = ~same & ~((gd - ed).abs() <= allowed)
+        if bool(off.any()):
+            first = int(off.flatten().nonzero()[0])
+            return (
+                f"output {index}: {int(off.sum())} of {e.numel()} values off, first at flat "
+                f"index {first}: {g.flatten()[first].item()!r}, eager {e.flatten()[first].item()!r}"
+            )
+    return ""
+
+
+def _flat(result: object) -> list[torch.Tensor]:
+    return list(result) if isinstance(result, (tuple, list)) else [result]  # type: ignore[list-item]
+
+
+def _slack(graph: Graph, values: list[torch.Tensor], expected: list[torch.Tensor]) -> list[torch.Tensor | None]:
+    """How far eager moves when float inputs are computed in float64, per output."""
+    if not any(v.is_floating_point() for v in values):
+        return [None] * len(expected)
+    wide = [v.double() if v.is_floating_point() else v for v in values]
+    try:
+        with torch.no_grad():
+            reference = _flat(graph.module()(*wide))
+    except Exception:  # noqa: BLE001 - the graph needs its own dtypes
+        return [None] * len(expected)
+    slack: list[torch.Tensor | None] = []
+    for e, r in zip(expected, reference, strict=False):
+        if e.is_floating_point() and r.shape == e.shape:
+            slack.append((r.to(e.dtype).double() - e.double()).abs())
+        else:
+            slack.append(None)
+    return slack + [None] * (len(expected) - len(slack))
+
+
+def _openvino_own(program: torch.export.ExportedProgram, calls: list[list[torch.Tensor]]) -> list[list[torch.Tensor]] | None:
+    """Outputs of OpenVINO's own conversion of the exported program, per call; None if it fails."""
+    import openvino as ov
+
+    try:
+        compiled = ov.compile_model(ov.convert_model(program), "CPU")
+        results = []
+        for values in calls:
+            outputs = compiled([v.numpy() if v.dtype != torch.bfloat16 else v.float().numpy() for v in values])
+            results.append([torch.from_numpy(np.asarray(outputs[i])) for i in range(len(compiled.outputs))])
+    except Exception:  # noqa: BLE001 - OpenVINO cannot convert or run it alone
+        return None
+    return results
+
+
+def check_graph(graph: Graph, first: list[torch.Tensor], seed: int) -> Outcome:
+    """Lower, load and run ``graph`` on ``first`` and on other values; compare each call with eager."""
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.runtime import Runtime
+
+    from ov_partition import MissingKernelWarning
+    from ov_runtime import BACKEND_ID, OpenvinoPartitioner
+
+    try:
+        program = _export(graph, first)
+    except Exception as error:  # noqa: BLE001
+        return Outcome("skipped", f"export failed: {error}")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lowered = to_edge_transform_and_lower(program, partitioner=[OpenvinoPartitioner()])
+            executorch_program = lowered.to_executorch()
+    except Exception as error:  # noqa: BLE001
+        try:
+            to_edge_transform_and_lower(program).to_executorch()
+        except Exception:  # noqa: BLE001 - ExecuTorch fails alone: not this backend's
+            return Outcome("skipped", f"ExecuTorch cannot lower it alone: {error}")
+        return Outcome("lowering error", f"{type(error).__name__}: {error}")
+    plan = executorch_program.executorch_program.execution_plan[0]
+    delegated = BACKEND_ID in [d.id for d in plan.delegates]
+    warned = [w for w in caught if issubclass(w.category, MissingKernelWarning)]
+    try:
+        method = Runtime.get().load_program(executorch_program.buffer).load_method("forward")
+    except Exception as error:  # noqa: BLE001
+        if warned:
+            return Outcome("skipped", f"lowering warned it cannot load: {warned[0].message}")
+        return Outcome("load error", f"{error}", delegated=delegated)
+    calls = [first, second_values(graph, first, seed)]
+    module = graph.module()
+    for number, values in enumerate(calls):
+        with torch.no_grad():
+            expected = _flat(module(*values))
+        try:
+            got = list(method.execute(list(values)))
+        except Exception as error:  # noqa: BLE001
+            return Outcome("mismatch", f"call {number} failed: {error}", delegated=delegated)
+        detail = differences(got, expected, _slack(graph, values, expected))
+        if detail:
+            own = _openvino_own(program, calls)
+            if own is None:
+                owner = "unattributed (OpenVINO alone cannot convert or run it)"
+            elif differences(own[number], expected, _slack(graph, values, expected)):
+                owner = "openvino"
+            else:
+                owner = "backend"
+            return Outcome("mismatch", f"call {number}: {detail}", owner, delegated)
+    return Outcome("match", delegated=delegated)
