@@ -335,6 +335,21 @@ CHECKS: Sequence[Check] = (
 """The support checks, in the order they run."""
 
 
+def _scalar_read_on_cpu(node: torch.fx.Node, support: OpenvinoOperatorSupport) -> str | None:
+    """Why a node that gives a scalar (``sym_size``) stays on the CPU: a CPU node reads it.
+
+    ExecuTorch cannot emit a delegate whose output is a scalar (``Invalid node
+    spec expected TensorSpec``), which such a node in a partition would be when
+    a runtime assert of an unbacked size reads it.
+    """
+    if node.op != "call_function" or isinstance(node.meta.get("val"), torch.Tensor):
+        return None
+    for user in node.users:
+        if user.op == "call_function" and support._op_reason(user) is not None:
+            return f"its scalar result is read by {user.name} on the CPU, and a delegate outputs tensors only"
+    return None
+
+
 class OpenvinoOperatorSupport(OperatorSupportBase):
     """Answers ``is_node_supported`` for ``CapabilityBasedPartitioner`` and records rejections.
 
@@ -367,7 +382,9 @@ class OpenvinoOperatorSupport(OperatorSupportBase):
     def _reason(self, node: torch.fx.Node) -> str | None:
         if node.name in self.refused:
             return self.refused[node.name]
-        return self._op_reason(node) or self.narrowed.get(node.name)
+        return (
+            self._op_reason(node) or self.narrowed.get(node.name) or _scalar_read_on_cpu(node, self)
+        )
 
     def _op_reason(self, node: torch.fx.Node) -> str | None:
         """Why the op of ``node`` stays on the CPU, from skip_ops and CHECKS, through its branches."""

@@ -11,6 +11,8 @@ runs :data:`DECOMPOSITIONS` there:
 * ExecuTorch 1.5.1's CPU kernel of integer ``remainder`` takes the dividend's
   sign (C's ``%``: ``-7 % 2`` gives -1, PyTorch 1), so an integer remainder
   left on the CPU would be wrong.
+* ExecuTorch 1.5.1's comparison kernels compute mixed dtypes in the wider one,
+  where PyTorch computes in their common dtype (:func:`torch.result_type`).
 * ExecuTorch 1.5.1 plans ``nonzero``'s ``(count, rank)`` result in the
   column-major layout of its fake kernel, while its CPU kernel writes it row by
   row, so a ``nonzero`` left on the CPU reads back scrambled. A delegate writes
@@ -19,13 +21,15 @@ runs :data:`DECOMPOSITIONS` there:
   zero, and the delegate takes no float64). ``nonzero(x != 0)`` is the same for
   every dtype (NaN is nonzero, ``-0.0`` is zero): the comparison stays on the
   CPU when OpenVINO cannot compute it, and ``nonzero`` of its bool result is
-  delegated.
+  delegated, with a clone into the contiguous layout that ExecuTorch's CPU
+  kernels after it take (its reductions refuse the column-major one).
 
 Each turns into ops that OpenVINO and ExecuTorch's kernels both compute exactly.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -100,27 +104,76 @@ def integer_remainder(a: torch.Tensor, b: torch.Tensor | int) -> Any:
     return a - b * torch.div(a, b, rounding_mode="floor")
 
 
-def nonzero_of_a_mask(x: torch.Tensor) -> Any:
-    """``nonzero(x != 0)``; ``NotImplemented`` (kept whole) for a bool ``x``."""
-    if x.dtype == torch.bool:
-        return NotImplemented
-    return torch.nonzero(x != 0)
+_inside_nonzero = threading.local()
 
+
+def contiguous_nonzero_of_a_mask(x: torch.Tensor) -> Any:
+    """``nonzero(x != 0)`` (``nonzero(x)`` of a bool ``x``), cloned into the contiguous layout.
+
+    The clone, delegated with the ``nonzero``, hands ExecuTorch's CPU kernels
+    the row-major layout they take (its reductions refuse dim order ``(1, 0)``).
+    The ``nonzero`` inside is kept whole (``NotImplemented``), not decomposed again.
+    """
+    if getattr(_inside_nonzero, "active", False):
+        return NotImplemented
+    _inside_nonzero.active = True
+    try:
+        found = torch.nonzero(x if x.dtype == torch.bool else x != 0)
+        return aten.clone.default(found, memory_format=torch.contiguous_format)
+    finally:
+        _inside_nonzero.active = False
+
+
+def _in_common_dtype(compare: Callable[..., Any]) -> Callable[..., Any]:
+    """A comparison of two tensors computed in PyTorch's common dtype of its operands.
+
+    PyTorch compares a ``uint8`` tensor with a 0-d int64 tensor in ``uint8``
+    (a 0-d operand of the same category does not promote), so ``-562`` reads as
+    206; ExecuTorch 1.5.1's kernels compare in the wider type. Casting both
+    operands to ``torch.result_type`` first gives PyTorch's answer everywhere.
+    """
+
+    def in_common_dtype(a: torch.Tensor, b: torch.Tensor) -> Any:
+        common = torch.result_type(a, b)
+        if a.dtype == common and b.dtype == common:
+            return NotImplemented
+        return compare(a.to(common), b.to(common))
+
+    return in_common_dtype
+
+
+_COMPARISONS = tuple(getattr(aten, name).Tensor for name in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.round.decimals: round_decimals,
     aten.linalg_solve_triangular.default: solve_triangular,
     aten.remainder.Tensor: integer_remainder,
     aten.remainder.Scalar: integer_remainder,
-    aten.nonzero.default: nonzero_of_a_mask,
+    aten.nonzero.default: contiguous_nonzero_of_a_mask,
+    **{compare: _in_common_dtype(compare) for compare in _COMPARISONS},
 }
 """Op overload to decomposition, for ``ExportedProgram.run_decompositions``."""
 
 
+def _mixed_dtypes(node: torch.fx.Node) -> bool:
+    dtypes = {
+        arg.meta["val"].dtype
+        for arg in node.all_input_nodes
+        if isinstance(arg.meta.get("val"), torch.Tensor)
+    }
+    return len(dtypes) > 1
+
+
+def _needs(node: torch.fx.Node) -> bool:
+    if node.op != "call_function" or node.target not in DECOMPOSITIONS:
+        return False
+    return node.target not in _COMPARISONS or _mixed_dtypes(node)
+
+
 def needs_decompositions(program: torch.export.ExportedProgram) -> bool:
-    """Whether ``program`` holds an op of :data:`DECOMPOSITIONS`."""
+    """Whether ``program`` holds a node :data:`DECOMPOSITIONS` rewrites (a comparison only of mixed dtypes)."""
     return any(
-        node.op == "call_function" and node.target in DECOMPOSITIONS
+        _needs(node)
         for module in program.graph_module.modules()
         if isinstance(module, torch.fx.GraphModule)
         for node in module.graph.nodes

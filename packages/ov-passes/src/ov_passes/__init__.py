@@ -3,6 +3,7 @@
 from ov_passes.avg_pool_divisors import avg_pool_divisors_as_pytorch
 from ov_passes.diagonals import diagonals_as_gathers
 from ov_passes.first_extremum_index import extremum_and_index_as_reduction_and_arg
+from ov_passes.infinite_divisors import fmod_and_remainder_by_infinity
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
 from ov_passes.integer_comparisons import integer_comparisons_by_difference
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
@@ -35,6 +36,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     integer_floor_division_by_truncation,
     integer_comparisons_by_difference,
     small_arguments_by_series,
+    fmod_and_remainder_by_infinity,
     extremum_and_index_as_reduction_and_arg,
     nan_through_clamps_and_maxima,
     greater_as_less,
@@ -52,7 +54,8 @@ The floor-division rewrite and the logical ops' truth values compare
 integers, so they run before ``integer_comparisons_by_difference``, which makes those comparisons exact: it
 sees their dtypes because every node a pass creates carries its
 ``meta["val"]`` (:func:`call_function`). ``greater_as_less`` touches float
-comparisons only. ``max.dim`` and ``min.dim`` become a reduction and an
+comparisons only; ``fmod_and_remainder_by_infinity`` builds only ``lt`` and
+equality comparisons, which need no rewrite for NaN. ``max.dim`` and ``min.dim`` become a reduction and an
 arg-reduction before the NaN pass, which then makes each of them NaN-aware. The quantization rewrites run first: fake-quant ops become
 quantize/dequantize pairs, which the next pass leaves to the frontend, and the
 float arithmetic it builds for unpaired nodes (and the weight-compression
@@ -70,6 +73,7 @@ __all__ = [
     "drop_no_op_aliases",
     "extremum_and_index_as_reduction_and_arg",
     "fake_quantize_as_pairs",
+    "fmod_and_remainder_by_infinity",
     "greater_as_less",
     "index_select_of_a_scalar_index",
     "integer_comparisons_by_difference",

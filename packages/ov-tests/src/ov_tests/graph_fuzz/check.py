@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import random
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -45,9 +47,10 @@ class Outcome:
             ``skipped`` (export or ExecuTorch without a delegate failed, or the
             lowering warned that the program cannot load, or nothing was delegated).
         detail: What differed or failed.
-        owner: For a mismatch, ``openvino`` when OpenVINO's own conversion of
-            the graph is wrong too, ``backend`` when it is right, and
-            ``unattributed`` when OpenVINO alone cannot convert or run it.
+        owner: For a mismatch, ``executorch`` when ExecuTorch's kernels alone
+            (no delegate) are wrong the same way, ``openvino`` when OpenVINO's
+            own conversion of the graph is wrong too, ``backend`` when it is
+            right, and ``unattributed`` when OpenVINO alone cannot run it.
         delegated: Whether the program holds a delegate of this backend.
     """
 
@@ -67,7 +70,7 @@ def _export(graph: Graph, values: list[torch.Tensor]) -> torch.export.ExportedPr
                 return torch.export.export(
                     module, tuple(values), dynamic_shapes=[{0: batch} for _ in values]
                 )
-            except Exception:  # noqa: BLE001 - the graph specializes dim 0: export it static
+            except Exception:
                 graph.dynamic = False
     graph.dynamic = False
     return torch.export.export(module, tuple(values))
@@ -89,21 +92,21 @@ def second_values(graph: Graph, first: list[torch.Tensor], seed: int) -> list[to
         try:
             with torch.no_grad():
                 module(*values)
-        except Exception:  # noqa: BLE001 - values the graph refuses (an index out of range)
+        except Exception:
             continue
         return values
     return [v.clone() for v in first]
 
 
 def differences(
-    got: list[torch.Tensor], expected: list[torch.Tensor], slack: list[torch.Tensor | None]
+    got: Sequence[torch.Tensor],
+    expected: Sequence[torch.Tensor],
+    slack: Sequence[torch.Tensor | None],
 ) -> str:
     """What differs between two output lists, or ``""`` when they match (see the module docstring)."""
     if len(got) != len(expected):
         return f"{len(got)} outputs, eager has {len(expected)}"
     for index, (g, e, s) in enumerate(zip(got, expected, slack, strict=True)):
-        if not isinstance(g, torch.Tensor):
-            return f"output {index} is {type(g).__name__}"
         if g.dtype != e.dtype or g.shape != e.shape:
             return f"output {index}: {g.dtype} {tuple(g.shape)}, eager {e.dtype} {tuple(e.shape)}"
         if e.dtype not in TOLERANCES:
@@ -133,7 +136,9 @@ def _flat(result: object) -> list[torch.Tensor]:
     return list(result) if isinstance(result, (tuple, list)) else [result]  # type: ignore[list-item]
 
 
-def _slack(graph: Graph, values: list[torch.Tensor], expected: list[torch.Tensor]) -> list[torch.Tensor | None]:
+def _slack(
+    graph: Graph, values: list[torch.Tensor], expected: list[torch.Tensor]
+) -> list[torch.Tensor | None]:
     """How far eager moves when float inputs are computed in float64, per output."""
     if not any(v.is_floating_point() for v in values):
         return [None] * len(expected)
@@ -141,7 +146,7 @@ def _slack(graph: Graph, values: list[torch.Tensor], expected: list[torch.Tensor
     try:
         with torch.no_grad():
             reference = _flat(graph.module()(*wide))
-    except Exception:  # noqa: BLE001 - the graph needs its own dtypes
+    except Exception:
         return [None] * len(expected)
     slack: list[torch.Tensor | None] = []
     for e, r in zip(expected, reference, strict=False):
@@ -152,17 +157,38 @@ def _slack(graph: Graph, values: list[torch.Tensor], expected: list[torch.Tensor
     return slack + [None] * (len(expected) - len(slack))
 
 
-def _openvino_own(program: torch.export.ExportedProgram, calls: list[list[torch.Tensor]]) -> list[list[torch.Tensor]] | None:
+def _to_openvino(value: torch.Tensor) -> Any:
+    import openvino as ov
+
+    if value.dtype != torch.bfloat16:
+        return ov.Tensor(np.ascontiguousarray(value.numpy()))
+    tensor = ov.Tensor(ov.Type.bf16, list(value.shape))
+    tensor.data.view(np.int16)[...] = value.contiguous().view(torch.int16).numpy()
+    return tensor
+
+
+def _from_openvino(array: Any, like: torch.Tensor) -> torch.Tensor:
+    array = np.asarray(array)
+    if like.dtype == torch.bfloat16 and array.dtype in (np.uint16, np.int16):
+        return torch.from_numpy(array.view(np.int16).copy()).view(torch.bfloat16)
+    return torch.from_numpy(array.copy()).to(like.dtype)
+
+
+def _openvino_own(
+    program: torch.export.ExportedProgram,
+    calls: list[list[torch.Tensor]],
+    expected: list[list[torch.Tensor]],
+) -> list[list[torch.Tensor]] | None:
     """Outputs of OpenVINO's own conversion of the exported program, per call; None if it fails."""
     import openvino as ov
 
     try:
         compiled = ov.compile_model(ov.convert_model(program), "CPU")
         results = []
-        for values in calls:
-            outputs = compiled([v.numpy() if v.dtype != torch.bfloat16 else v.float().numpy() for v in values])
-            results.append([torch.from_numpy(np.asarray(outputs[i])) for i in range(len(compiled.outputs))])
-    except Exception:  # noqa: BLE001 - OpenVINO cannot convert or run it alone
+        for values, wanted in zip(calls, expected, strict=True):
+            outputs = compiled([_to_openvino(v) for v in values])
+            results.append([_from_openvino(outputs[i], like) for i, like in enumerate(wanted)])
+    except Exception:
         return None
     return results
 
@@ -177,17 +203,17 @@ def check_graph(graph: Graph, first: list[torch.Tensor], seed: int) -> Outcome:
 
     try:
         program = _export(graph, first)
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         return Outcome("skipped", f"export failed: {error}")
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             lowered = to_edge_transform_and_lower(program, partitioner=[OpenvinoPartitioner()])
             executorch_program = lowered.to_executorch()
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         try:
             to_edge_transform_and_lower(program).to_executorch()
-        except Exception:  # noqa: BLE001 - ExecuTorch fails alone: not this backend's
+        except Exception:
             return Outcome("skipped", f"ExecuTorch cannot lower it alone: {error}")
         return Outcome("lowering error", f"{type(error).__name__}: {error}")
     plan = executorch_program.executorch_program.execution_plan[0]
@@ -195,27 +221,54 @@ def check_graph(graph: Graph, first: list[torch.Tensor], seed: int) -> Outcome:
     warned = [w for w in caught if issubclass(w.category, MissingKernelWarning)]
     try:
         method = Runtime.get().load_program(executorch_program.buffer).load_method("forward")
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         if warned:
             return Outcome("skipped", f"lowering warned it cannot load: {warned[0].message}")
         return Outcome("load error", f"{error}", delegated=delegated)
     calls = [first, second_values(graph, first, seed)]
     module = graph.module()
+    with torch.no_grad():
+        expected = [_flat(module(*values)) for values in calls]
     for number, values in enumerate(calls):
-        with torch.no_grad():
-            expected = _flat(module(*values))
         try:
             got = list(method.execute(list(values)))
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             return Outcome("mismatch", f"call {number} failed: {error}", delegated=delegated)
-        detail = differences(got, expected, _slack(graph, values, expected))
+        slack = _slack(graph, values, expected[number])
+        detail = differences(got, expected[number], slack)
         if detail:
-            own = _openvino_own(program, calls)
-            if own is None:
-                owner = "unattributed (OpenVINO alone cannot convert or run it)"
-            elif differences(own[number], expected, _slack(graph, values, expected)):
-                owner = "openvino"
-            else:
-                owner = "backend"
-            return Outcome("mismatch", f"call {number}: {detail}", owner, delegated)
+            return Outcome(
+                "mismatch",
+                f"call {number}: {detail}",
+                _owner(program, calls, expected, number, slack),
+                delegated,
+            )
     return Outcome("match", delegated=delegated)
+
+
+def _owner(
+    program: torch.export.ExportedProgram,
+    calls: list[list[torch.Tensor]],
+    expected: list[list[torch.Tensor]],
+    number: int,
+    slack: list[torch.Tensor | None],
+) -> str:
+    """Who computes call ``number`` wrong.
+
+    ``executorch`` when its kernels alone do, else ``openvino`` when OpenVINO's
+    own conversion does, else ``backend``.
+    """
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.runtime import Runtime
+
+    try:
+        alone = to_edge_transform_and_lower(program).to_executorch()
+        method = Runtime.get().load_program(alone.buffer).load_method("forward")
+        if differences(list(method.execute(list(calls[number]))), expected[number], slack):
+            return "executorch"
+    except Exception:
+        pass
+    own = _openvino_own(program, calls, expected)
+    if own is None:
+        return "unattributed (OpenVINO alone cannot convert or run it)"
+    return "openvino" if differences(own[number], expected[number], slack) else "backend"

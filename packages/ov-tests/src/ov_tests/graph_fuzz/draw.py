@@ -108,8 +108,11 @@ class Graph:
     def module(self) -> torch.nn.Module:
         """A fresh module whose ``forward`` is :meth:`source`."""
         namespace: dict[str, Any] = {"aten": torch.ops.aten, "torch": torch}
-        exec(compile(self.source(), "<graph>", "exec"), namespace)  # noqa: S102
-        return type("Fuzzed", (torch.nn.Module,), {"forward": namespace["forward"]})()
+        exec(compile(self.source(), "<graph>", "exec"), namespace)
+        module: torch.nn.Module = type(
+            "Fuzzed", (torch.nn.Module,), {"forward": namespace["forward"]}
+        )()
+        return module
 
 
 def hurting_values(
@@ -150,12 +153,15 @@ def hurting_values(
 
 def _shape(rng: random.Random) -> tuple[int, ...]:
     rank = rng.choice([0, 1, 1, 2, 2, 2, 3, 3, 4])
-    return tuple(rng.choice([0, 1, 2, 3, 3, 4, 5]) if rng.random() < 0.1 else rng.randint(1, 5) for _ in range(rank))
+    return tuple(
+        rng.choice([0, 1, 2, 3, 3, 4, 5]) if rng.random() < 0.1 else rng.randint(1, 5)
+        for _ in range(rank)
+    )
 
 
 def _broadcasts(a: torch.Tensor, b: torch.Tensor) -> bool:
     try:
-        torch.broadcast_shapes(a.shape, b.shape)
+        torch.broadcast_shapes(a.shape, b.shape)  # type: ignore[no-untyped-call]
     except RuntimeError:
         return False
     return True
@@ -201,6 +207,7 @@ class _Drawer:
     def _argument(self, argument: Any, first: torch.Tensor | None) -> tuple[str, Any] | None:
         kind, name, rng = str(argument.type), argument.name, self.rng
         rank = first.dim() if first is not None else 0
+        value: Any
         if kind == "Tensor":
             return self._tensor(first)
         if kind == "List[Tensor]":
@@ -227,7 +234,11 @@ class _Drawer:
             return repr(value), value
         if kind in ("float", "Scalar"):
             integral = first is not None and not first.is_floating_point()
-            choices = [0, 1, -1, 2, 3] if integral or kind == "Scalar" and rng.random() < 0.5 else [0.5, -1.5, 2.0, 1e-3, -0.0]
+            choices = (
+                [0, 1, -1, 2, 3]
+                if integral or (kind == "Scalar" and rng.random() < 0.5)
+                else [0.5, -1.5, 2.0, 1e-3, -0.0]
+            )
             value = rng.choice(choices)
             return repr(value), value
         return None
@@ -275,7 +286,7 @@ def _draw(rng: random.Random, max_ops: int) -> tuple[Graph, list[torch.Tensor]]:
             try:
                 with torch.no_grad():
                     result = op(*values)
-            except Exception:  # noqa: BLE001 - PyTorch refused this call: draw another
+            except Exception:
                 continue
             pick = ""
             if isinstance(result, (tuple, list)):

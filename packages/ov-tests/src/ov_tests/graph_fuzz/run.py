@@ -91,12 +91,12 @@ def _live(graph: Graph) -> Graph:
             keep.append(index)
             needed |= set(re.findall(r"\b[vx]\d+\b", call))
     keep.reverse()
-    return replace(
-        graph, lines=[graph.lines[i] for i in keep], ops=[graph.ops[i] for i in keep]
-    )
+    return replace(graph, lines=[graph.lines[i] for i in keep], ops=[graph.ops[i] for i in keep])
 
 
-def shrink(graph: Graph, values: list[torch.Tensor], seed: int, outcome: Outcome) -> tuple[Graph, Outcome]:
+def shrink(
+    graph: Graph, values: list[torch.Tensor], seed: int, outcome: Outcome
+) -> tuple[Graph, Outcome]:
     """A smaller graph that still fails the same way: one output, then fewer ops.
 
     Each output alone is tried first; then each call, from the last, is

@@ -1,0 +1,72 @@
+"""Wrong results the graph fuzzer found, each through ExecuTorch's own API."""
+
+import math
+
+import torch
+from executorch.exir import to_edge_transform_and_lower
+from executorch.runtime import Runtime
+
+from ov_runtime import OpenvinoPartitioner
+from ov_tests.graph_fuzz import differences
+
+INF = math.inf
+
+
+def lowered_outputs(model, *inputs):
+    program = to_edge_transform_and_lower(
+        torch.export.export(model, inputs), partitioner=[OpenvinoPartitioner()]
+    ).to_executorch()
+    method = Runtime.get().load_program(program.buffer).load_method("forward")
+    return list(method.execute(list(inputs)))
+
+
+class ModsByTensors(torch.nn.Module):
+    def forward(self, a, b):
+        return torch.fmod(a, b), torch.remainder(a, b), torch.fmod(a.int(), b)
+
+
+def test_fmod_and_remainder_by_an_infinite_divisor_are_pytorchs():
+    """OpenVINO gives NaN for fmod(2, inf); C gives 2, and remainder(-2, inf) is inf."""
+    a = torch.tensor([2.0, -2.0, 2.0, -2.0, INF, 0.0, -0.0, 5.0, 3.0, 7.5])
+    b = torch.tensor([INF, INF, -INF, -INF, 3.0, INF, -INF, 0.0, math.nan, -2.0])
+    got = lowered_outputs(ModsByTensors(), a, b)
+    assert not differences(got, list(ModsByTensors()(a, b)), [None] * 3)
+
+
+class Comparisons(torch.nn.Module):
+    def forward(self, a, b):
+        return a < b, a == b, a >= b
+
+
+def test_comparisons_of_mixed_dtypes_compute_in_pytorchs_common_dtype():
+    """uint8 against a 0-d int64 compares in uint8 (-562 reads as 206)."""
+    a = torch.tensor([254, 3, 1, 206, 255, 0], dtype=torch.uint8)
+    b = torch.tensor(-562)
+    got = lowered_outputs(Comparisons(), a, b)
+    assert not differences(got, list(Comparisons()(a, b)), [None] * 3)
+
+
+class NonzeroThenReduced(torch.nn.Module):
+    def forward(self, x):
+        return torch.nonzero(x).max(-1).values
+
+
+class NonzeroBroadcast(torch.nn.Module):
+    def forward(self, mask, other):
+        return torch.logical_xor(torch.nonzero(mask), other)
+
+
+def test_a_delegated_nonzero_feeds_executorchs_kernels_in_their_layout():
+    """ExecuTorch's reductions refuse nonzero's planned dim order (1, 0)."""
+    x = torch.tensor([[3, 0], [0, 7]], dtype=torch.uint8)
+    assert not differences(
+        lowered_outputs(NonzeroThenReduced(), x), [NonzeroThenReduced()(x)], [None]
+    )
+
+
+def test_the_sizes_a_runtime_assert_reads_stay_on_the_cpu():
+    """ExecuTorch cannot emit a delegate that outputs a size (``Invalid node spec``)."""
+    mask = torch.tensor([False, False, True, False, True])
+    other = torch.tensor([True, False, True, True] * 5).reshape(5, 1, 2, 2)
+    got = lowered_outputs(NonzeroBroadcast(), mask, other)
+    assert not differences(got, [NonzeroBroadcast()(mask, other)], [None])
