@@ -92,26 +92,28 @@ def test_integer_comparisons_are_left_alone():
 
 @pytest.mark.parametrize("op", ["eq", "ne", "lt", "le", "gt", "ge"])
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64], ids=str)
-def test_wide_integer_comparisons_go_through_the_difference(op, dtype):
-    from ov_passes import integer_comparisons_by_difference
+def test_wide_integer_comparisons_compare_parts_float32_holds_exactly(op, dtype):
+    from ov_passes import exact_integer_comparisons
 
     compare = getattr(torch, op)
-    a = torch.tensor([2**24 + 1, 5, -3, 0], dtype=dtype)
-    b = torch.tensor([2**24, 5, 7, -(2**24)], dtype=dtype)
+    a = torch.tensor([2**24 + 1, 5, -3, 0, -(2**31), 2**31 - 1, 65536], dtype=dtype)
+    b = torch.tensor([2**24, 5, 7, -(2**24), 2**31 - 1, -(2**31), 65535], dtype=dtype)
     module = rewritten(
         lambda x, y: (compare(x, y), compare(x, 2**24)),
         a,
         b,
-        graph_pass=integer_comparisons_by_difference,
+        graph_pass=exact_integer_comparisons,
     )
     assert torch.ops.aten.sub.Tensor in targets(module)
-    assert getattr(torch.ops.aten, op).Tensor not in targets(module)
+    placeholders = set(module.graph.find_nodes(op="placeholder"))
+    compared = [n for n in module.graph.nodes if str(n.target).startswith(f"aten.{op}.")]
+    assert all(not placeholders & set(n.all_input_nodes) for n in compared)
     got, want = module(a, b), (compare(a, b), compare(a, 2**24))
     assert all(torch.equal(g, w) for g, w in zip(got, want, strict=True))
 
 
 def test_float_and_narrow_integer_comparisons_are_left_alone():
-    from ov_passes import integer_comparisons_by_difference
+    from ov_passes import exact_integer_comparisons
 
     class Wrapper(torch.nn.Module):
         def forward(self, x, y, z):
@@ -123,7 +125,7 @@ def test_float_and_narrow_integer_comparisons_are_left_alone():
         torch.ones(3, dtype=torch.int32),
     )
     module = torch.export.export(Wrapper(), inputs).module(check_guards=False)
-    assert integer_comparisons_by_difference(module)  # only z == x.int() is rewritten
+    assert exact_integer_comparisons(module)  # only z == x.int() is rewritten
     assert sum(n.target == torch.ops.aten.sub.Tensor for n in module.graph.nodes) == 1
 
 

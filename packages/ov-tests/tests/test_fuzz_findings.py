@@ -70,3 +70,29 @@ def test_the_sizes_a_runtime_assert_reads_stay_on_the_cpu():
     other = torch.tensor([True, False, True, True] * 5).reshape(5, 1, 2, 2)
     got = lowered_outputs(NonzeroBroadcast(), mask, other)
     assert not differences(got, [NonzeroBroadcast()(mask, other)], [None])
+
+
+class SeriesOfIntegers(torch.nn.Module):
+    def forward(self, x):
+        return torch.log1p(x), torch.expm1(x)
+
+
+def test_log1p_and_expm1_of_integers_compute_in_float():
+    """|int32 min| wraps negative in int32, which took the series near zero."""
+    x = torch.tensor([-(2**31), 2**31 - 1, -1, 0, 2, -24, 405], dtype=torch.int32)
+    got = lowered_outputs(SeriesOfIntegers(), x)
+    assert not differences(got, list(SeriesOfIntegers()(x)), [None] * 2)
+
+
+class IntegerOrder(torch.nn.Module):
+    def forward(self, a, b):
+        return a < b, a <= b, a > b, a >= b, a < 5, a >= -70000
+
+
+def test_ordering_comparisons_of_int32_extremes_are_exact():
+    """OpenVINO compares int32 in float32, and their difference wraps past 32 bits."""
+    values = [-(2**31), -(2**31) + 1, -65536, -1, 0, 65535, 2**24, 2**24 + 1, 2**31 - 1]
+    a = torch.tensor([x for x in values for _ in values], dtype=torch.int32)
+    b = torch.tensor(values * len(values), dtype=torch.int32)
+    got = lowered_outputs(IntegerOrder(), a, b)
+    assert not differences(got, list(IntegerOrder()(a, b)), [None] * 6)

@@ -5,7 +5,7 @@ from ov_passes.diagonals import diagonals_as_gathers
 from ov_passes.first_extremum_index import extremum_and_index_as_reduction_and_arg
 from ov_passes.infinite_divisors import fmod_and_remainder_by_infinity
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
-from ov_passes.integer_comparisons import integer_comparisons_by_difference
+from ov_passes.integer_comparisons import exact_integer_comparisons
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
 from ov_passes.logical_ops import logical_ops_as_bitwise
 from ov_passes.nan_comparisons import greater_as_less
@@ -34,7 +34,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     cast_integer_accumulations_to_int64,
     logical_ops_as_bitwise,
     integer_floor_division_by_truncation,
-    integer_comparisons_by_difference,
+    exact_integer_comparisons,
     small_arguments_by_series,
     fmod_and_remainder_by_infinity,
     extremum_and_index_as_reduction_and_arg,
@@ -51,7 +51,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
 """The passes preprocess runs on every partition, in this order.
 
 The floor-division rewrite and the logical ops' truth values compare
-integers, so they run before ``integer_comparisons_by_difference``, which makes those comparisons exact: it
+integers, so they run before ``exact_integer_comparisons``, which makes those comparisons exact: it
 sees their dtypes because every node a pass creates carries its
 ``meta["val"]`` (:func:`call_function`). ``greater_as_less`` touches float
 comparisons only; ``fmod_and_remainder_by_infinity`` builds only ``lt`` and
@@ -76,7 +76,7 @@ __all__ = [
     "fmod_and_remainder_by_infinity",
     "greater_as_less",
     "index_select_of_a_scalar_index",
-    "integer_comparisons_by_difference",
+    "exact_integer_comparisons",
     "integer_floor_division_by_truncation",
     "logical_ops_as_bitwise",
     "nan_through_clamps_and_maxima",

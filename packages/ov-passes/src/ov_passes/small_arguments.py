@@ -129,6 +129,12 @@ def small_arguments_by_series(graph_module: torch.fx.GraphModule) -> bool:
         if rewrite is None or not (isinstance(value, torch.Tensor) and value.is_floating_point()):
             continue
         with graph.inserting_before(node):
+            x = node.args[0]
+            if isinstance(x, torch.fx.Node) and not x.meta["val"].is_floating_point():
+                # PyTorch computes an integer input in the result's dtype; in the
+                # input's, |int32 min| wraps negative and takes the series.
+                cast = call_function(graph, aten._to_copy.default, (x,), {"dtype": value.dtype})
+                node.args = (cast, *node.args[1:])
             replacement = rewrite(graph, node)
         replace_node(node, replacement)
         changed = True

@@ -10,9 +10,9 @@ from pathlib import Path
 from ov_tests.graph_fuzz.run import FAILING, Report, run
 
 
-def _part(arguments: tuple[int, int, int, Path | None, bool]) -> Report:
-    graphs, seed, start, out, shrink = arguments
-    return run(graphs, seed, start=start, reproducers=out, shrink_failures=shrink)
+def _part(arguments: tuple[int, int, int, Path | None, bool, bool]) -> Report:
+    graphs, seed, start, out, shrink, finite = arguments
+    return run(graphs, seed, start=start, reproducers=out, shrink_failures=shrink, finite=finite)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,13 +24,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="processes to split the run over (1)")
     parser.add_argument("--out", type=Path, help="folder to write each failure to as a pytest file")
     parser.add_argument("--no-shrink", action="store_true", help="report failures unshrunk")
+    parser.add_argument("--finite", action="store_true", help="draw no NaN or infinities")
     options = parser.parse_args(argv)
     jobs = max(1, min(options.jobs, options.graphs))
     share, extra = divmod(options.graphs, jobs)
     parts, start = [], options.start
     for job in range(jobs):
         count = share + (job < extra)
-        parts.append((count, options.seed, start, options.out, not options.no_shrink))
+        parts.append(
+            (count, options.seed, start, options.out, not options.no_shrink, options.finite)
+        )
         start += count
     if jobs == 1:
         reports = [_part(parts[0])]

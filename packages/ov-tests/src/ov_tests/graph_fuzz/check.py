@@ -88,7 +88,7 @@ def second_values(graph: Graph, first: list[torch.Tensor], seed: int) -> list[to
         values = []
         for value in first:
             shape = (batch, *value.shape[1:]) if batch is not None else tuple(value.shape)
-            values.append(hurting_values(rng, value.dtype, shape))
+            values.append(hurting_values(rng, value.dtype, shape, finite=graph.finite))
         try:
             with torch.no_grad():
                 module(*values)

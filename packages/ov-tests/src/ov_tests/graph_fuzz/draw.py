@@ -90,6 +90,7 @@ class Graph:
         outputs: Names of the values returned, in order.
         ops: The op name of each line.
         dynamic: Whether dim 0 of every input is exported as one dynamic dim.
+        finite: Whether its values leave NaN and the infinities out.
     """
 
     inputs: list[tuple[str, torch.dtype, tuple[int, ...]]]
@@ -97,6 +98,7 @@ class Graph:
     outputs: list[str] = field(default_factory=list)
     ops: list[str] = field(default_factory=list)
     dynamic: bool = False
+    finite: bool = False
 
     def source(self) -> str:
         """The module's ``forward`` as Python source (``aten`` is ``torch.ops.aten``)."""
@@ -116,21 +118,21 @@ class Graph:
 
 
 def hurting_values(
-    rng: random.Random, dtype: torch.dtype, shape: Sequence[int], *, specials: bool = True
+    rng: random.Random, dtype: torch.dtype, shape: Sequence[int], *, finite: bool = False
 ) -> torch.Tensor:
     """A tensor whose values hurt: ties, ±0, NaN, ±inf, subnormals, huge and tiny, integer extremes.
 
     About a third of the elements are special values of the dtype, a third are
     ties drawn from {0, 1, 2, 3} and the rest are ordinary (normal for floats,
-    a wide range for ints); ``specials=False`` leaves the special values out.
+    a wide range for ints); ``finite=True`` leaves NaN and the infinities out.
     """
     count = math.prod(shape)
     if dtype == torch.bool:
         return torch.tensor([rng.random() < 0.5 for _ in range(count)]).reshape(shape)
     if dtype.is_floating_point:
         info = torch.finfo(dtype)
-        special = [0.0, -0.0, math.nan, math.inf, -math.inf, info.tiny / 4, -info.tiny]
-        special += [info.max / 2, -info.max / 4, info.eps, 1e-30, 1e30]
+        special = [0.0, -0.0, info.tiny / 4, -info.tiny, info.max / 2, -info.max / 4]
+        special += [info.eps, 1e-30, 1e30] + ([] if finite else [math.nan, math.inf, -math.inf])
         ordinary = [lambda: rng.gauss(0, 1), lambda: rng.gauss(0, 100), lambda: rng.uniform(-1, 1)]
     else:
         info_i = torch.iinfo(dtype)
@@ -141,7 +143,7 @@ def hurting_values(
     values: list[float] = []
     for _ in range(count):
         draw = rng.random()
-        if specials and draw < 0.33:
+        if draw < 0.33:
             values.append(rng.choice(special))
         elif draw < 0.66:
             values.append(rng.randint(0, 3))
@@ -253,8 +255,12 @@ def _render_value(value: torch.Tensor) -> bool:
     )
 
 
-def draw_graph(rng: random.Random, *, max_ops: int = 12) -> tuple[Graph, list[torch.Tensor]]:
+def draw_graph(
+    rng: random.Random, *, max_ops: int = 12, finite: bool = False
+) -> tuple[Graph, list[torch.Tensor]]:
     """Draw a graph of 1 to ``max_ops`` calls and the first call's input values.
+
+    ``finite`` draws values without NaN and the infinities (:func:`hurting_values`).
 
     Every call runs eagerly while it is drawn; a call PyTorch refuses, or whose
     result is not a tensor of :data:`DTYPES` within :data:`MAX_ELEMENTS`, is
@@ -262,19 +268,19 @@ def draw_graph(rng: random.Random, *, max_ops: int = 12) -> tuple[Graph, list[to
     call reads.
     """
     while True:
-        graph, values = _draw(rng, max_ops)
+        graph, values = _draw(rng, max_ops, finite)
         if graph.lines:
             return graph, values
 
 
-def _draw(rng: random.Random, max_ops: int) -> tuple[Graph, list[torch.Tensor]]:
+def _draw(rng: random.Random, max_ops: int, finite: bool) -> tuple[Graph, list[torch.Tensor]]:
     ops = fuzzed_ops()
     inputs, env = [], {}
     for index in range(rng.randint(1, 3)):
         dtype, shape = rng.choice(DTYPES), _shape(rng)
         inputs.append((f"x{index}", dtype, shape))
-        env[f"x{index}"] = hurting_values(rng, dtype, shape)
-    graph = Graph(inputs, dynamic=rng.random() < 0.25)
+        env[f"x{index}"] = hurting_values(rng, dtype, shape, finite=finite)
+    graph = Graph(inputs, dynamic=rng.random() < 0.25, finite=finite)
     read: set[str] = set()
     for step in range(rng.randint(1, max_ops)):
         for _ in range(50):

@@ -35,6 +35,7 @@ class Report:
 
     Attributes:
         seed: The run's seed; graph ``i`` is drawn from ``random.Random(f"{seed}-{i}")``.
+        finite: Whether values leave NaN and the infinities out.
         statuses: Graphs per outcome status.
         families: Graphs holding each op family (``aten.add``).
         failing_families: Failing graphs holding each op family (before shrinking).
@@ -43,6 +44,7 @@ class Report:
     """
 
     seed: int
+    finite: bool = False
     statuses: Counter[str] = field(default_factory=Counter)
     families: Counter[str] = field(default_factory=Counter)
     failing_families: Counter[str] = field(default_factory=Counter)
@@ -52,8 +54,13 @@ class Report:
     def summary(self) -> str:
         """A plain-text table of the counts and the failures."""
         total = sum(self.statuses.values())
-        lines = [f"seed {self.seed}: {total} graphs, {self.delegated} with a delegate"]
+        values = "finite values" if self.finite else "values with NaN and infinities"
+        lines = [f"seed {self.seed}, {values}: {total} graphs, {self.delegated} with a delegate"]
         lines += [f"  {status}: {count}" for status, count in sorted(self.statuses.items())]
+        owners = Counter(failure.outcome.owner or "-" for failure in self.failures)
+        lines += [
+            f"  failures owned by {owner}: {count}" for owner, count in sorted(owners.items())
+        ]
         lines.append("op family: graphs (failing)")
         for name, count in sorted(self.families.items()):
             lines.append(f"  {name}: {count} ({self.failing_families.get(name, 0)})")
@@ -149,6 +156,7 @@ GRAPH = Graph(
     outputs={graph.outputs!r},
     ops={graph.ops!r},
     dynamic={graph.dynamic!r},
+    finite={graph.finite!r},
 )
 VALUES = [
     {values},
@@ -172,6 +180,7 @@ def run(
     start: int = 0,
     shrink_failures: bool = True,
     reproducers: Path | None = None,
+    finite: bool = False,
 ) -> Report:
     """Draw, lower and check graphs ``start`` to ``start + graphs - 1`` of the run ``seed``.
 
@@ -181,10 +190,11 @@ def run(
         start: Index of the first graph, so a run can be split across processes.
         shrink_failures: Shrink each failing graph before reporting it.
         reproducers: A folder to write each failure into as a pytest file.
+        finite: Draw values without NaN and the infinities.
     """
-    report = Report(seed)
+    report = Report(seed, finite)
     for index in range(start, start + graphs):
-        graph, values = draw_graph(random.Random(f"{seed}-{index}"))
+        graph, values = draw_graph(random.Random(f"{seed}-{index}"), finite=finite)
         outcome = check_graph(graph, values, seed + index)
         report.statuses[outcome.status] += 1
         report.delegated += outcome.delegated
