@@ -70,7 +70,7 @@ def _export(graph: Graph, values: list[torch.Tensor]) -> torch.export.ExportedPr
                 return torch.export.export(
                     module, tuple(values), dynamic_shapes=[{0: batch} for _ in values]
                 )
-            except Exception:
+            except Exception:  # the graph specializes dim 0: export it static
                 graph.dynamic = False
     graph.dynamic = False
     return torch.export.export(module, tuple(values))
@@ -92,7 +92,7 @@ def second_values(graph: Graph, first: list[torch.Tensor], seed: int) -> list[to
         try:
             with torch.no_grad():
                 module(*values)
-        except Exception:
+        except Exception:  # values the graph refuses (an index out of range)
             continue
         return values
     return [v.clone() for v in first]
@@ -146,7 +146,7 @@ def _slack(
     try:
         with torch.no_grad():
             reference = _flat(graph.module()(*wide))
-    except Exception:
+    except Exception:  # the graph needs its own dtypes
         return [None] * len(expected)
     slack: list[torch.Tensor | None] = []
     for e, r in zip(expected, reference, strict=False):
@@ -188,7 +188,7 @@ def _openvino_own(
         for values, wanted in zip(calls, expected, strict=True):
             outputs = compiled([_to_openvino(v) for v in values])
             results.append([_from_openvino(outputs[i], like) for i, like in enumerate(wanted)])
-    except Exception:
+    except Exception:  # OpenVINO cannot convert or run it alone
         return None
     return results
 
@@ -213,7 +213,7 @@ def check_graph(graph: Graph, first: list[torch.Tensor], seed: int) -> Outcome:
     except Exception as error:
         try:
             to_edge_transform_and_lower(program).to_executorch()
-        except Exception:
+        except Exception:  # ExecuTorch fails alone too: not this backend's
             return Outcome("skipped", f"ExecuTorch cannot lower it alone: {error}")
         return Outcome("lowering error", f"{type(error).__name__}: {error}")
     plan = executorch_program.executorch_program.execution_plan[0]
@@ -227,13 +227,17 @@ def check_graph(graph: Graph, first: list[torch.Tensor], seed: int) -> Outcome:
         return Outcome("load error", f"{error}", delegated=delegated)
     calls = [first, second_values(graph, first, seed)]
     module = graph.module()
-    with torch.no_grad():
-        expected = [_flat(module(*values)) for values in calls]
+    try:
+        with torch.no_grad():
+            expected = [_flat(module(*values)) for values in calls]
+    except Exception as error:  # a shrunk graph PyTorch itself refuses
+        return Outcome("skipped", f"eager refuses it: {error}")
     for number, values in enumerate(calls):
         try:
             got = list(method.execute(list(values)))
         except Exception as error:
-            return Outcome("mismatch", f"call {number} failed: {error}", delegated=delegated)
+            owner = "executorch" if _executorch_alone(program, values) is None else "backend"
+            return Outcome("mismatch", f"call {number} failed: {error}", owner, delegated)
         slack = _slack(graph, values, expected[number])
         detail = differences(got, expected[number], slack)
         if detail:
@@ -246,6 +250,21 @@ def check_graph(graph: Graph, first: list[torch.Tensor], seed: int) -> Outcome:
     return Outcome("match", delegated=delegated)
 
 
+def _executorch_alone(
+    program: torch.export.ExportedProgram, values: list[torch.Tensor]
+) -> list[torch.Tensor] | None:
+    """The outputs of ``program`` on ExecuTorch's kernels alone (no delegate); None if it fails."""
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.runtime import Runtime
+
+    try:
+        alone = to_edge_transform_and_lower(program).to_executorch()
+        method = Runtime.get().load_program(alone.buffer).load_method("forward")
+        return list(method.execute(list(values)))
+    except Exception:  # ExecuTorch's kernels alone cannot run it
+        return None
+
+
 def _owner(
     program: torch.export.ExportedProgram,
     calls: list[list[torch.Tensor]],
@@ -255,19 +274,12 @@ def _owner(
 ) -> str:
     """Who computes call ``number`` wrong.
 
-    ``executorch`` when its kernels alone do, else ``openvino`` when OpenVINO's
-    own conversion does, else ``backend``.
+    ``executorch`` when its kernels alone (no delegate) do or fail, else
+    ``openvino`` when OpenVINO's own conversion does, else ``backend``.
     """
-    from executorch.exir import to_edge_transform_and_lower
-    from executorch.runtime import Runtime
-
-    try:
-        alone = to_edge_transform_and_lower(program).to_executorch()
-        method = Runtime.get().load_program(alone.buffer).load_method("forward")
-        if differences(list(method.execute(list(calls[number]))), expected[number], slack):
-            return "executorch"
-    except Exception:
-        pass
+    alone = _executorch_alone(program, calls[number])
+    if alone is None or differences(alone, expected[number], slack):
+        return "executorch"
     own = _openvino_own(program, calls, expected)
     if own is None:
         return "unattributed (OpenVINO alone cannot convert or run it)"

@@ -292,7 +292,7 @@ def _draw(rng: random.Random, max_ops: int, finite: bool) -> tuple[Graph, list[t
             try:
                 with torch.no_grad():
                     result = op(*values)
-            except Exception:
+            except Exception:  # PyTorch refuses this call: draw another
                 continue
             pick = ""
             if isinstance(result, (tuple, list)):
