@@ -96,3 +96,16 @@ def test_ordering_comparisons_of_int32_extremes_are_exact():
     b = torch.tensor(values * len(values), dtype=torch.int32)
     got = lowered_outputs(IntegerOrder(), a, b)
     assert not differences(got, list(IntegerOrder()(a, b)), [None] * 6)
+
+
+class Variances(torch.nn.Module):
+    def forward(self, x):
+        aten = torch.ops.aten
+        return aten.var.correction(x, [0, 1]), aten.var.correction(x), torch.var(x, 0)
+
+
+def test_a_variance_without_a_correction_is_unbiased():
+    """OpenVINO's frontend read a missing correction as 0."""
+    x = torch.tensor([[-12.79, -0.94], [0.89, 75.08]])
+    got = lowered_outputs(Variances(), x)
+    torch.testing.assert_close(got, list(Variances()(x)), rtol=1e-5, atol=1e-5)

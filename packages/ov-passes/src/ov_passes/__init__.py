@@ -20,6 +20,7 @@ from ov_passes.reduction_dims import reductions_over_every_dim
 from ov_passes.scalar_index import index_select_of_a_scalar_index
 from ov_passes.small_arguments import small_arguments_by_series
 from ov_passes.symbolic_slice_bounds import slice_bounds_as_tensors
+from ov_passes.variance_correction import default_variance_correction
 from ov_passes.view_sizes import view_sizes_from_metadata
 from ov_passes.weight_compression import (
     affine_dequantization_as_arithmetic,
@@ -43,6 +44,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     slice_bounds_as_tensors,
     view_sizes_from_metadata,
     reductions_over_every_dim,
+    default_variance_correction,
     index_select_of_a_scalar_index,
     diagonals_as_gathers,
     avg_pool_divisors_as_pytorch,
@@ -69,6 +71,7 @@ __all__ = [
     "avg_pool_divisors_as_pytorch",
     "call_function",
     "cast_integer_accumulations_to_int64",
+    "default_variance_correction",
     "diagonals_as_gathers",
     "drop_no_op_aliases",
     "exact_integer_comparisons",
