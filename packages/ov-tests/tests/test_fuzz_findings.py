@@ -109,3 +109,17 @@ def test_a_variance_without_a_correction_is_unbiased():
     x = torch.tensor([[-12.79, -0.94], [0.89, 75.08]])
     got = lowered_outputs(Variances(), x)
     torch.testing.assert_close(got, list(Variances()(x)), rtol=1e-5, atol=1e-5)
+
+
+class BoolSelect(torch.nn.Module):
+    def forward(self, condition, a, b):
+        return torch.where(condition, a, b), torch.where(a, condition, a.any(0, keepdim=True))
+
+
+def test_a_select_of_bools_loads_and_equals_eager():
+    """OpenVINO's CPU plugin failed to compile a Select of bools, so the program did not load."""
+    condition = torch.tensor([[True, False, True], [False, False, True]])
+    a = torch.tensor([[False, True, True], [True, False, False]])
+    b = torch.tensor([True, False, False])
+    got = lowered_outputs(BoolSelect(), condition, a, b)
+    assert not differences(got, list(BoolSelect()(condition, a, b)), [None] * 2)

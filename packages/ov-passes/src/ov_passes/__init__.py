@@ -7,7 +7,7 @@ from ov_passes.infinite_divisors import fmod_and_remainder_by_infinity
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
 from ov_passes.integer_comparisons import exact_integer_comparisons
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
-from ov_passes.logical_ops import logical_ops_as_bitwise
+from ov_passes.logical_ops import bool_selects_as_bitwise, logical_ops_as_bitwise
 from ov_passes.nan_comparisons import greater_as_less
 from ov_passes.nan_propagation import nan_through_clamps_and_maxima
 from ov_passes.no_op_aliases import drop_no_op_aliases
@@ -34,6 +34,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     output_scales_onto_weights,
     cast_integer_accumulations_to_int64,
     logical_ops_as_bitwise,
+    bool_selects_as_bitwise,
     integer_floor_division_by_truncation,
     exact_integer_comparisons,
     small_arguments_by_series,
@@ -69,6 +70,7 @@ __all__ = [
     "GraphPass",
     "affine_dequantization_as_arithmetic",
     "avg_pool_divisors_as_pytorch",
+    "bool_selects_as_bitwise",
     "call_function",
     "cast_integer_accumulations_to_int64",
     "default_variance_correction",

@@ -4,6 +4,9 @@ OpenVINO's PyTorch frontend converts ``bitwise_and``/``or``/``xor`` (of bools:
 LogicalAnd, LogicalOr, LogicalXor) but not the ``logical_*`` ops, which
 ``torch.logaddexp`` and masks built with ``&`` on comparisons bring. A
 non-bool operand becomes ``x != 0`` first, as PyTorch reads it (NaN is true).
+
+``where(c, a, b)`` of bool values becomes ``(c & a) | (~c & b)``: OpenVINO's
+CPU plugin fails to compile a ``Select`` of bools (its JIT eltwise kernel).
 """
 
 from __future__ import annotations
@@ -44,6 +47,32 @@ def logical_ops_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
         with graph.inserting_before(node):
             left, right = (_as_bool(graph, o) for o in operands)
             replacement = call_function(graph, bitwise, (left, right))
+        replace_node(node, replacement)
+        changed = True
+    return changed
+
+
+def _bool_tensor(value: object) -> bool:
+    return isinstance(value, torch.fx.Node) and getattr(value.meta.get("val"), "dtype", None) == torch.bool
+
+
+def bool_selects_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
+    """Rewrite ``where(c, a, b)`` of bool tensors ``a`` and ``b`` as ``(c & a) | (~c & b)``.
+
+    Returns:
+        True when a node was rewritten.
+    """
+    graph = graph_module.graph
+    changed = False
+    for node in list(graph.nodes):
+        if op_name(node) != "aten.where.self" or not all(_bool_tensor(a) for a in node.args[:3]):
+            continue
+        condition, chosen, other = node.args[:3]
+        with graph.inserting_before(node):
+            taken = call_function(graph, aten.bitwise_and.Tensor, (condition, chosen))
+            negated = call_function(graph, aten.bitwise_not.default, (condition,))
+            left = call_function(graph, aten.bitwise_and.Tensor, (negated, other))
+            replacement = call_function(graph, aten.bitwise_or.Tensor, (taken, left))
         replace_node(node, replacement)
         changed = True
     return changed
