@@ -53,7 +53,10 @@ def logical_ops_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
 
 
 def _bool_tensor(value: object) -> bool:
-    return isinstance(value, torch.fx.Node) and getattr(value.meta.get("val"), "dtype", None) == torch.bool
+    return (
+        isinstance(value, torch.fx.Node)
+        and getattr(value.meta.get("val"), "dtype", None) == torch.bool
+    )
 
 
 def bool_selects_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:

@@ -55,6 +55,10 @@ _LEFT_OUT = (
 )
 
 
+_UNORDERED_TIES = frozenset({"aten.sort.default", "aten.topk.default"})
+"""Ops whose index output orders ties as it likes; only their values are compared."""
+
+
 @functools.cache
 def fuzzed_ops() -> tuple[torch._ops.OpOverload, ...]:
     """The core ATen overloads lowering converts, sorted by name, less the random and tensorless ones."""
@@ -298,7 +302,9 @@ def _draw(rng: random.Random, max_ops: int, finite: bool) -> tuple[Graph, list[t
             if isinstance(result, (tuple, list)):
                 if not result:
                     continue
-                position = rng.randrange(len(result))
+                # PyTorch leaves the order of tied indices of an unstable sort unspecified.
+                unordered = target_name(op) in _UNORDERED_TIES
+                position = 0 if unordered else rng.randrange(len(result))
                 result, pick = result[position], f"[{position}]"
             if not _render_value(result):
                 continue
