@@ -123,3 +123,26 @@ def test_a_select_of_bools_loads_and_equals_eager():
     b = torch.tensor([True, False, False])
     got = lowered_outputs(BoolSelect(), condition, a, b)
     assert not differences(got, list(BoolSelect()(condition, a, b)), [None] * 2)
+
+
+class IntegerRoundingsAndNot(torch.nn.Module):
+    def forward(self, x):
+        return torch.ceil(x), torch.floor(x), torch.round(x), torch.trunc(x), torch.logical_not(x)
+
+
+def test_roundings_of_integers_are_identities_and_logical_not_of_integers_loads():
+    """OpenVINO rounded int32 through float32, and could not compile LogicalNot of an int32."""
+    x = torch.tensor([-(2**31), 2**31 - 1, 16777217, 0, -3], dtype=torch.int32)
+    got = lowered_outputs(IntegerRoundingsAndNot(), x)
+    assert not differences(got, list(IntegerRoundingsAndNot()(x)), [None] * 5)
+
+
+class IntegerProducts(torch.nn.Module):
+    def forward(self, a):
+        return a @ a
+
+
+def test_integer_matrix_products_are_exact():
+    """OpenVINO's CPU plugin multiplies integer matrices in float32."""
+    a = torch.tensor([[16777217, 3], [1, 2**20]], dtype=torch.int32)
+    assert torch.equal(lowered_outputs(IntegerProducts(), a)[0], a @ a)

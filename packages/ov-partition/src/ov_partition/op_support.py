@@ -63,6 +63,7 @@ _NO_BOOL_ONLY_INPUTS = frozenset(
 # only up to 2**24 (16,777,216 + 1 gives 16,777,216).
 _FLOAT_COMPUTED = frozenset(
     {"aten.sum", "aten.amax", "aten.amin", "aten.max", "aten.min", "aten.argmax", "aten.argmin"}
+    | {"aten.mm", "aten.bmm", "aten.addmm", "aten.matmul"}
 )
 
 # OpenVINO's CPU plugin saturates int8 and uint8 results of these, where

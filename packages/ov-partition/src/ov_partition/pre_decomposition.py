@@ -11,6 +11,9 @@ runs :data:`DECOMPOSITIONS` there:
 * ExecuTorch 1.5.1's CPU kernel of integer ``remainder`` takes the dividend's
   sign (C's ``%``: ``-7 % 2`` gives -1, PyTorch 1), so an integer remainder
   left on the CPU would be wrong.
+* ``ceil``, ``floor``, ``round`` and ``trunc`` of an integer tensor return it
+  unchanged; OpenVINO, and ExecuTorch 1.5.1's ``trunc`` kernel, round it
+  through float32.
 * ExecuTorch 1.5.1's comparison kernels compute mixed dtypes in the wider one,
   where PyTorch computes in their common dtype (:func:`torch.result_type`).
 * ExecuTorch 1.5.1 plans ``nonzero``'s ``(count, rank)`` result in the
@@ -142,6 +145,18 @@ def _in_common_dtype(compare: Callable[..., Any]) -> Callable[..., Any]:
     return in_common_dtype
 
 
+def integer_rounding(x: torch.Tensor) -> Any:
+    """``x`` itself (a copy) for an integer ``x``; ``NotImplemented`` (kept whole) for floats.
+
+    ``ceil``, ``floor``, ``round`` and ``trunc`` return an integer tensor
+    unchanged; OpenVINO's CPU plugin, and ExecuTorch 1.5.1's ``trunc`` kernel,
+    round it through float32, which changes values past 2**24.
+    """
+    return NotImplemented if x.is_floating_point() else x.clone()
+
+
+_ROUNDINGS = (aten.ceil.default, aten.floor.default, aten.round.default, aten.trunc.default)
+
 _COMPARISONS = tuple(getattr(aten, name).Tensor for name in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
@@ -151,6 +166,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.remainder.Scalar: integer_remainder,
     aten.nonzero.default: contiguous_nonzero_of_a_mask,
     **{compare: _in_common_dtype(compare) for compare in _COMPARISONS},
+    **dict.fromkeys(_ROUNDINGS, integer_rounding),
 }
 """Op overload to decomposition, for ``ExportedProgram.run_decompositions``."""
 
@@ -167,6 +183,9 @@ def _mixed_dtypes(node: torch.fx.Node) -> bool:
 def _needs(node: torch.fx.Node) -> bool:
     if node.op != "call_function" or node.target not in DECOMPOSITIONS:
         return False
+    if node.target in _ROUNDINGS:
+        value = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
+        return isinstance(value, torch.Tensor) and not value.is_floating_point()
     return node.target not in _COMPARISONS or _mixed_dtypes(node)
 
 

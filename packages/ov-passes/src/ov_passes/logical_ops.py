@@ -1,7 +1,7 @@
 """``logical_and``, ``logical_or`` and ``logical_xor`` as bitwise ops on bools, which the frontend converts.
 
 OpenVINO's PyTorch frontend converts ``bitwise_and``/``or``/``xor`` (of bools:
-LogicalAnd, LogicalOr, LogicalXor) but not the ``logical_*`` ops, which
+LogicalAnd, LogicalOr, LogicalXor) but not the ``logical_*`` ops (``logical_not`` it converts, of bools only), which
 ``torch.logaddexp`` and masks built with ``&`` on comparisons bring. A
 non-bool operand becomes ``x != 0`` first, as PyTorch reads it (NaN is true).
 
@@ -34,12 +34,21 @@ def _as_bool(graph: torch.fx.Graph, operand: torch.fx.Node) -> torch.fx.Node:
 def logical_ops_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite ``logical_and``/``or``/``xor`` of two tensors as the bitwise op of their truth values.
 
+    ``logical_not`` of a non-bool tensor becomes ``x == 0``: OpenVINO's
+    ``LogicalNot`` takes bools only, and the plugin failed to compile it.
+
     Returns:
         True when a node was rewritten.
     """
     graph = graph_module.graph
     changed = False
     for node in list(graph.nodes):
+        if op_name(node) == "aten.logical_not.default" and not _bool_tensor(node.args[0]):
+            with graph.inserting_before(node):
+                replacement = call_function(graph, aten.eq.Scalar, (node.args[0], 0))
+            replace_node(node, replacement)
+            changed = True
+            continue
         bitwise = _BITWISE.get(op_name(node))
         operands = node.args[:2]
         if bitwise is None or not all(isinstance(o, torch.fx.Node) for o in operands):
