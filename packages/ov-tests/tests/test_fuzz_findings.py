@@ -146,3 +146,14 @@ def test_integer_matrix_products_are_exact():
     """OpenVINO's CPU plugin multiplies integer matrices in float32."""
     a = torch.tensor([[16777217, 3], [1, 2**20]], dtype=torch.int32)
     assert torch.equal(lowered_outputs(IntegerProducts(), a)[0], a @ a)
+
+
+class IntegerRelu(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+
+
+def test_relu_of_int32_keeps_every_bit():
+    """OpenVINO's CPU plugin computed an integer Relu in float32."""
+    x = torch.tensor([1741700296, 2**31 - 1, -(2**31), 0, -1, 16777217], dtype=torch.int32)
+    assert torch.equal(lowered_outputs(IntegerRelu(), x)[0], torch.relu(x))

@@ -153,14 +153,25 @@ def _with_indices(node: torch.fx.Node) -> bool:
 def _relu_as_maximum(node: torch.fx.Node) -> bool:
     """Replace a float ``relu(x)`` with ``maximum(0, x)``, which OpenVINO computes NaN-preserving.
 
-    A ``relu`` that feeds only quantizes is left as it is (see the module's docstring).
+    A ``relu`` that feeds only quantizes is left as it is (see the module's
+    docstring); an integer one becomes ``where(x > 0, x, 0)``.
     """
     x = node.args[0]
-    if not isinstance(x, torch.fx.Node) or not _is_float(node):
-        return False
-    if node.users and all(op_name(user) in QUANTIZE for user in node.users):
+    if not isinstance(x, torch.fx.Node):
         return False
     graph = node.graph
+    if not _is_float(node):
+        # OpenVINO's CPU plugin computes an integer Relu in float32 (1741700296
+        # comes back 1741700288); a select moves the values unchanged.
+        with graph.inserting_before(node):
+            positive = call_function(graph, aten.gt.Scalar, (x, 0))
+            zeros = call_function(graph, aten.full_like.default, (x, 0))
+            maximum = call_function(graph, aten.where.self, (positive, x, zeros))
+        node.replace_all_uses_with(maximum)
+        graph.erase_node(node)
+        return True
+    if node.users and all(op_name(user) in QUANTIZE for user in node.users):
+        return False
     with graph.inserting_before(node):
         zero = call_function(
             graph, aten.scalar_tensor.default, (0.0,), {"dtype": node.meta["val"].dtype}
