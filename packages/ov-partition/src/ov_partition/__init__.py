@@ -1,8 +1,7 @@
 """ExecuTorch partitioner for the OpenVINO backend."""
 
-from ov_partition.cpu_kernels import MissingKernelWarning
+from ov_partition.cpu_kernels import MissingKernelWarning, ScrambledNonzeroWarning
 from ov_partition.exceptions import CompileSpecError
-from ov_partition.nonzero_layout import ScrambledNonzeroWarning
 from ov_partition.op_support import (
     SUPPORTED_DTYPES,
     OpenvinoOperatorSupport,

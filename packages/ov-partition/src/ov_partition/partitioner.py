@@ -21,10 +21,9 @@ from executorch.exir.backend.utils import tag_constant_data
 from torch.export import ExportedProgram
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
-from ov_partition.cpu_kernels import warn_of_missing_kernels
+from ov_partition.cpu_kernels import warn_of_cpu_kernels
 from ov_partition.integer_ranges import narrowed_nodes
 from ov_partition.mutable_buffers import tag_mutated_buffers
-from ov_partition.nonzero_layout import warn_of_scrambled_nonzeros
 from ov_partition.op_support import FAKE_QUANTIZE_OPS, OpenvinoOperatorSupport, branches
 from ov_partition.pre_decomposition import decompose_for_lowering
 from ov_partition.trial_lowering import (
@@ -183,8 +182,7 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         self.rejections = {**self.rejections, **support.rejections}
         for name, reason in self.rejections.items():
             logger.info("node %s stays on ExecuTorch's CPU kernels: %s", name, reason)
-        warn_of_missing_kernels(exported_program, self.rejections)
-        warn_of_scrambled_nonzeros(exported_program, self.rejections)
+        warn_of_cpu_kernels(exported_program, self.rejections)
         return PartitionResult(
             tagged_exported_program=exported_program, partition_tags=partition_tags
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name
+from ov_passes.pipeline import call_function, op_name, redirect_users
 
 aten = torch.ops.aten
 
@@ -53,7 +53,7 @@ def fmod_and_remainder_by_infinity(graph_module: torch.fx.GraphModule) -> bool:
                 wraps = call_function(graph, aten.bitwise_and.Tensor, (signs, nonzero))
                 value = call_function(graph, aten.where.self, (wraps, divisor, dividend))
             replacement = call_function(graph, aten.where.self, (taken, value, node))
-        node.replace_all_uses_with(replacement, delete_user_cb=replacement.__ne__)
+        redirect_users(node, replacement)
         replacement.meta = {**node.meta, "val": replacement.meta["val"]}
         changed = True
     return changed

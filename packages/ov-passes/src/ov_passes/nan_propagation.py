@@ -25,7 +25,7 @@ import operator
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name
+from ov_passes.pipeline import call_function, op_name, redirect_users
 from ov_passes.quantization import QUANTIZE
 
 aten = torch.ops.aten
@@ -146,7 +146,7 @@ def _with_indices(node: torch.fx.Node) -> bool:
         with graph.inserting_before(reader.next):
             value = _nan(graph, reader) if position == 0 else index
             selected = call_function(graph, aten.where.self, (mask, value, reader))
-        _redirect(reader, selected)
+        redirect_users(reader, selected)
     return bool(readers)
 
 
@@ -180,11 +180,6 @@ def _relu_as_maximum(node: torch.fx.Node) -> bool:
     node.replace_all_uses_with(maximum)
     graph.erase_node(node)
     return True
-
-
-def _redirect(node: torch.fx.Node, selected: torch.fx.Node) -> None:
-    """Make every user of ``node`` but ``selected`` (which reads it) read ``selected``."""
-    node.replace_all_uses_with(selected, delete_user_cb=lambda user: user is not selected)
 
 
 def _nan(graph: torch.fx.Graph, like: torch.fx.Node) -> torch.fx.Node:
@@ -225,6 +220,6 @@ def nan_through_clamps_and_maxima(graph_module: torch.fx.GraphModule) -> bool:
                 if carried is None:
                     continue
                 selected = call_function(graph, aten.where.self, (carried, _nan(graph, node), node))
-        _redirect(node, selected)
+        redirect_users(node, selected)
         changed = True
     return changed

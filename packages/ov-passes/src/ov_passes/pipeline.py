@@ -118,6 +118,11 @@ def replace_node(node: torch.fx.Node, replacement: torch.fx.Node) -> None:
     node.graph.erase_node(node)
 
 
+def redirect_users(node: torch.fx.Node, replacement: torch.fx.Node) -> None:
+    """Make every user of ``node`` but ``replacement`` (which reads it) read ``replacement``."""
+    node.replace_all_uses_with(replacement, delete_user_cb=lambda user: user is not replacement)
+
+
 def run_passes(graph_module: torch.fx.GraphModule, passes: Sequence[GraphPass]) -> bool:
     """Run ``passes`` in order on ``graph_module`` and on the graphs its control flow runs.
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,6 +78,11 @@ def fuzzed_ops() -> tuple[torch._ops.OpOverload, ...]:
         if converts(full):
             found.append(op)
     return tuple(sorted(found, key=target_name))
+
+
+def value_names(source: str) -> list[str]:
+    """The graph values (inputs ``x0``, results ``v3``) a line of source reads, in order."""
+    return re.findall(r"\b[vx]\d+\b", source)
 
 
 def family(op_name: str) -> str:
@@ -311,13 +317,9 @@ def _draw(rng: random.Random, max_ops: int, finite: bool) -> tuple[Graph, list[t
             name = f"v{step}"
             graph.lines.append(f"{name} = aten.{op._opname}.{op._overloadname}({text}){pick}")
             graph.ops.append(target_name(op))
-            read.update(n for n in env if n in _names_in(text))
+            read.update(value_names(text))
             env[name] = result
             break
     produced = [line.split(" = ", 1)[0] for line in graph.lines]
     graph.outputs = [n for n in produced if n not in read] or produced[-1:]
     return graph, [env[name] for name, _, _ in inputs]
-
-
-def _names_in(text: str) -> set[str]:
-    return {token.strip("[]() ") for token in text.split(",")}

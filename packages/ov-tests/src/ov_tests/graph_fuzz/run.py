@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 
 from ov_tests.graph_fuzz.check import Outcome, check_graph
-from ov_tests.graph_fuzz.draw import Graph, draw_graph, family
+from ov_tests.graph_fuzz.draw import Graph, draw_graph, family, value_names
 
 FAILING = frozenset({"mismatch", "lowering error", "load error"})
 """Outcome statuses that count as failures."""
@@ -96,7 +96,7 @@ def _live(graph: Graph) -> Graph:
         name, call = graph.lines[index].split(" = ", 1)
         if name in needed:
             keep.append(index)
-            needed |= set(re.findall(r"\b[vx]\d+\b", call))
+            needed |= set(value_names(call))
     keep.reverse()
     return replace(graph, lines=[graph.lines[i] for i in keep], ops=[graph.ops[i] for i in keep])
 
@@ -117,7 +117,7 @@ def shrink(
     index = len(graph.lines) - 1
     while index >= 0 and len(graph.lines) > 1:
         call = graph.lines[index].split(" = ", 1)[1]
-        for read in dict.fromkeys(re.findall(r"\b[vx]\d+\b", call)):
+        for read in dict.fromkeys(value_names(call)):
             candidate = _live(_without_line(graph, index, read))
             if candidate.lines and (found := _fails(candidate, values, seed, outcome.status)):
                 graph, outcome = candidate, found
