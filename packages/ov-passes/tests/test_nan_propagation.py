@@ -8,6 +8,9 @@ from ov_passes import nan_through_clamps_and_maxima, run_passes
 
 NAN, INF = float("nan"), float("inf")
 X = torch.tensor([[NAN, -1.0, 2.0, 0.5], [1.0, NAN, -INF, 4.0], [INF, -3.0, 0.0, -0.0]])
+ROWS = torch.tensor(
+    [[INF, 1.0, 2.0], [-INF, -INF, -INF], [-INF, 1.0, 2.0], [INF, INF, 0.0], [1.0, 2.0, 3.0]]
+)
 
 FUNCTIONS = {
     "relu": torch.relu,
@@ -118,3 +121,15 @@ def test_run_passes_rewrites_the_branches_of_a_cond():
     for branch in branches:
         assert branch.graph.find_nodes(op="call_function", target=torch.ops.aten.where.self)
     torch.testing.assert_close(module(*inputs), Wrapper()(*inputs), equal_nan=True)
+
+
+def test_softmax_rows_with_inf_or_only_minus_inf_are_nan_as_in_pytorch():
+    class Softmaxes(torch.nn.Module):
+        def forward(self, x):
+            return x.softmax(-1), x.log_softmax(-1), x[:, :1].log_softmax(-1)
+
+    module = torch.export.export(Softmaxes(), (ROWS,)).module(check_guards=False)
+    assert nan_through_clamps_and_maxima(module)
+    module.recompile()
+    for got, expected in zip(module(ROWS), Softmaxes()(ROWS), strict=True):
+        torch.testing.assert_close(got, expected, equal_nan=True)

@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 import torch
 from executorch.exir import to_edge_transform_and_lower
 from executorch.runtime import Runtime
@@ -157,3 +158,42 @@ def test_relu_of_int32_keeps_every_bit():
     """OpenVINO's CPU plugin computed an integer Relu in float32."""
     x = torch.tensor([1741700296, 2**31 - 1, -(2**31), 0, -1, 16777217], dtype=torch.int32)
     assert torch.equal(lowered_outputs(IntegerRelu(), x)[0], torch.relu(x))
+
+
+class Softmaxes(torch.nn.Module):
+    def forward(self, x):
+        return x.softmax(-1), x.log_softmax(-1), x[:, :1].log_softmax(-1)
+
+
+def test_a_softmax_row_holding_inf_or_only_minus_inf_is_nan_as_in_pytorch():
+    """PyTorch subtracts the row's maximum; OpenVINO gave NaN only at the inf itself."""
+    rows = torch.tensor(
+        [[INF, 1.0, 2.0], [-INF, -INF, -INF], [-INF, 1.0, 2.0], [math.nan, 1.0, 0.0], [1.0, 2.0, 3.0]]
+    )
+    got = lowered_outputs(Softmaxes(), rows)
+    assert not differences(got, list(Softmaxes()(rows)), [None] * 3)
+
+
+class TruthValues(torch.nn.Module):
+    def forward(self, x):
+        return x.bool(), x.any(-1), x.all(0), x.any(), x.bool().float()
+
+
+def test_nan_reads_as_true_where_floats_become_bools():
+    """OpenVINO's CPU plugin converted NaN to False."""
+    x = torch.tensor([[math.nan, 0.0, -0.0], [0.0, 0.0, 0.0], [1.0, INF, math.nan]])
+    got = lowered_outputs(TruthValues(), x)
+    assert not differences(got, list(TruthValues()(x)), [None] * 5)
+
+
+class AveragesOfNothing(torch.nn.Module):
+    def forward(self, empty, x):
+        return empty.mean(-1), empty.var(-1), empty.std(-1), empty.mean(), x.mean(0) + empty.sum()
+
+
+@pytest.mark.filterwarnings("ignore:(var|std)\\(\\):UserWarning")
+def test_a_mean_or_variance_over_an_empty_dim_is_nan():
+    """OpenVINO's CPU plugin gave 0 where PyTorch divides by a count of 0."""
+    inputs = (torch.zeros(3, 0), torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    got = lowered_outputs(AveragesOfNothing(), *inputs)
+    assert not differences(got, list(AveragesOfNothing()(*inputs)), [None] * 5)

@@ -2,12 +2,17 @@
 
 from ov_passes.avg_pool_divisors import avg_pool_divisors_as_pytorch
 from ov_passes.diagonals import diagonals_as_gathers
+from ov_passes.empty_reductions import averages_of_nothing_as_nan
 from ov_passes.first_extremum_index import extremum_and_index_as_reduction_and_arg
 from ov_passes.infinite_divisors import fmod_and_remainder_by_infinity
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
 from ov_passes.integer_comparisons import exact_integer_comparisons
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
-from ov_passes.logical_ops import bool_selects_as_bitwise, logical_ops_as_bitwise
+from ov_passes.logical_ops import (
+    bool_selects_as_bitwise,
+    float_truth_as_comparisons,
+    logical_ops_as_bitwise,
+)
 from ov_passes.nan_comparisons import greater_as_less
 from ov_passes.nan_propagation import nan_through_clamps_and_maxima
 from ov_passes.no_op_aliases import drop_no_op_aliases
@@ -34,6 +39,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     output_scales_onto_weights,
     cast_integer_accumulations_to_int64,
     logical_ops_as_bitwise,
+    float_truth_as_comparisons,
     bool_selects_as_bitwise,
     integer_floor_division_by_truncation,
     exact_integer_comparisons,
@@ -46,6 +52,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     view_sizes_from_metadata,
     reductions_over_every_dim,
     default_variance_correction,
+    averages_of_nothing_as_nan,
     index_select_of_a_scalar_index,
     diagonals_as_gathers,
     avg_pool_divisors_as_pytorch,
@@ -57,7 +64,8 @@ The floor-division rewrite and the logical ops' truth values compare
 integers, so they run before ``exact_integer_comparisons``, which makes those comparisons exact: it
 sees their dtypes because every node a pass creates carries its
 ``meta["val"]`` (:func:`call_function`). ``greater_as_less`` touches float
-comparisons only; ``fmod_and_remainder_by_infinity`` builds only ``lt`` and
+comparisons only, and the ``ne`` that ``float_truth_as_comparisons`` builds
+needs none; ``fmod_and_remainder_by_infinity`` builds only ``lt`` and
 equality comparisons, which need no rewrite for NaN. ``max.dim`` and ``min.dim`` become a reduction and an
 arg-reduction before the NaN pass, which then makes each of them NaN-aware. The quantization rewrites run first: fake-quant ops become
 quantize/dequantize pairs, which the next pass leaves to the frontend, and the
@@ -69,6 +77,7 @@ __all__ = [
     "DEFAULT_PASSES",
     "GraphPass",
     "affine_dequantization_as_arithmetic",
+    "averages_of_nothing_as_nan",
     "avg_pool_divisors_as_pytorch",
     "bool_selects_as_bitwise",
     "call_function",
@@ -79,6 +88,7 @@ __all__ = [
     "exact_integer_comparisons",
     "extremum_and_index_as_reduction_and_arg",
     "fake_quantize_as_pairs",
+    "float_truth_as_comparisons",
     "fmod_and_remainder_by_infinity",
     "greater_as_less",
     "index_select_of_a_scalar_index",

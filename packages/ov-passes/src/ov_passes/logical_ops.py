@@ -7,6 +7,10 @@ non-bool operand becomes ``x != 0`` first, as PyTorch reads it (NaN is true).
 
 ``where(c, a, b)`` of bool values becomes ``(c & a) | (~c & b)``: OpenVINO's
 CPU plugin fails to compile a ``Select`` of bools (its JIT eltwise kernel).
+
+A float tensor read as bools, converted (``x.bool()``) or reduced (``any``,
+``all``), becomes ``x != 0`` first: OpenVINO's CPU plugin reads NaN as false
+there (measured on 2026.4: ``tensor([nan]).bool()`` gave ``[False]``).
 """
 
 from __future__ import annotations
@@ -58,6 +62,40 @@ def logical_ops_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
             replacement = call_function(graph, bitwise, (left, right))
         replace_node(node, replacement)
         changed = True
+    return changed
+
+
+_TRUTH_REDUCTIONS = frozenset(
+    {"aten.any.default", "aten.any.dim", "aten.any.dims"}
+    | {"aten.all.default", "aten.all.dim", "aten.all.dims"}
+)
+
+
+def _float_tensor(value: object) -> bool:
+    value = value.meta.get("val") if isinstance(value, torch.fx.Node) else None
+    return isinstance(value, torch.Tensor) and value.is_floating_point()
+
+
+def float_truth_as_comparisons(graph_module: torch.fx.GraphModule) -> bool:
+    """Read float tensors as ``x != 0`` where they become bools: conversions, ``any`` and ``all``.
+
+    Returns:
+        True when a node was rewritten.
+    """
+    graph = graph_module.graph
+    changed = False
+    for node in list(graph.nodes):
+        name, x = op_name(node), node.args[0] if node.args else None
+        if not isinstance(x, torch.fx.Node) or not _float_tensor(x):
+            continue
+        if name == "aten._to_copy.default" and node.kwargs.get("dtype") == torch.bool:
+            with graph.inserting_before(node):
+                replace_node(node, call_function(graph, aten.ne.Scalar, (x, 0)))
+            changed = True
+        elif name in _TRUTH_REDUCTIONS:
+            with graph.inserting_before(node):
+                node.replace_input_with(x, call_function(graph, aten.ne.Scalar, (x, 0)))
+            changed = True
     return changed
 
 

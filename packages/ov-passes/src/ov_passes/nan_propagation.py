@@ -5,7 +5,8 @@ OpenVINO's CPU plugin drops NaN where PyTorch keeps it: ``relu``, ``clamp``,
 of NaN gives inf, and ``amax`` and ``softmax`` skip NaN (measured through the
 delegate: ``relu(nan)`` gave 0, ``amax([nan, 2])`` gave 2). Each such float op
 becomes ``where(isnan(x), nan, op(x))``, with ``isnan`` reduced over the same
-dims for a reduction and over the softmax's dim for a softmax.
+dims for a reduction; a softmax's row is NaN where PyTorch's is (NaN or +inf
+in it, or only -inf).
 
 ``relu(x)`` becomes ``maximum(0, x)`` instead, the zero first: the CPU
 plugin's ``Maximum`` returns its second operand where either is NaN (x86's
@@ -120,8 +121,35 @@ def _propagated(node: torch.fx.Node) -> torch.fx.Node | None:
         dims = node.args[1] if len(node.args) > 1 else []
         return _any_nan_over(graph, x, dims, bool(node.args[2]) if len(node.args) > 2 else False)
     if name in _SOFTMAX:
-        return _any_nan(graph, x, [node.args[1]])
+        return _undefined_softmax_rows(graph, x, node.args[1])
     return None
+
+
+def _undefined_softmax_rows(graph: torch.fx.Graph, x: torch.fx.Node, dim: object) -> torch.fx.Node:
+    """Where PyTorch's (log-)softmax along ``dim`` is NaN for the whole row, kept dims.
+
+    PyTorch subtracts the row's maximum first, so a row holding NaN or +inf
+    (``inf - inf``) or holding only -inf (``-inf - -inf``) is NaN throughout;
+    OpenVINO's CPU plugin gives NaN only at the NaN or inf itself (measured on
+    2026.4: ``softmax([inf, 1, 2])`` gave ``[nan, 0, 0]``).
+    """
+    dims = [dim]
+    nan = call_function(graph, aten.isnan.default, (x,))
+    positive = call_function(graph, aten.eq.Scalar, (x, float("inf")))
+    poisoned = call_function(graph, aten.bitwise_or.Tensor, (nan, positive))
+    as_floats = call_function(graph, aten._to_copy.default, (poisoned,), {"dtype": torch.float32})
+    any_poisoned = call_function(graph, aten.amax.default, (as_floats, dims, True))
+    negative = call_function(graph, aten.ne.Scalar, (x, float("-inf")))
+    finite = call_function(graph, aten._to_copy.default, (negative,), {"dtype": torch.float32})
+    any_finite = call_function(graph, aten.amax.default, (finite, dims, True))
+    return call_function(
+        graph,
+        aten.bitwise_or.Tensor,
+        (
+            call_function(graph, aten.ne.Scalar, (any_poisoned, 0.0)),
+            call_function(graph, aten.eq.Scalar, (any_finite, 0.0)),
+        ),
+    )
 
 
 def _with_indices(node: torch.fx.Node) -> bool:

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from ov_tests.graph_fuzz.run import FAILING, Report, run
-
-
-def _part(arguments: tuple[int, int, int, Path | None, bool, bool]) -> Report:
-    graphs, seed, start, out, shrink, finite = arguments
-    return run(graphs, seed, start=start, reproducers=out, shrink_failures=shrink, finite=finite)
+from ov_tests.graph_fuzz.isolation import run_isolated
+from ov_tests.graph_fuzz.run import FAILING
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,32 +16,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--graphs", type=int, default=300, help="graphs to draw (300)")
     parser.add_argument("--seed", type=int, default=0, help="the run's seed (0)")
     parser.add_argument("--start", type=int, default=0, help="index of the first graph (0)")
-    parser.add_argument("--jobs", type=int, default=1, help="processes to split the run over (1)")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (1)")
     parser.add_argument("--out", type=Path, help="folder to write each failure to as a pytest file")
     parser.add_argument("--no-shrink", action="store_true", help="report failures unshrunk")
     parser.add_argument("--finite", action="store_true", help="draw no NaN or infinities")
+    parser.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds a graph may take (600)"
+    )
     options = parser.parse_args(argv)
-    jobs = max(1, min(options.jobs, options.graphs))
-    share, extra = divmod(options.graphs, jobs)
-    parts, start = [], options.start
-    for job in range(jobs):
-        count = share + (job < extra)
-        parts.append(
-            (count, options.seed, start, options.out, not options.no_shrink, options.finite)
-        )
-        start += count
-    if jobs == 1:
-        reports = [_part(parts[0])]
-    else:
-        with ProcessPoolExecutor(jobs) as pool:
-            reports = list(pool.map(_part, parts))
-    report = reports[0]
-    for other in reports[1:]:
-        report.statuses.update(other.statuses)
-        report.families.update(other.families)
-        report.failing_families.update(other.failing_families)
-        report.delegated += other.delegated
-        report.failures += other.failures
+    report = run_isolated(
+        options.graphs,
+        options.seed,
+        start=options.start,
+        jobs=options.jobs,
+        shrink_failures=not options.no_shrink,
+        reproducers=options.out,
+        finite=options.finite,
+        timeout=options.timeout,
+    )
     print(report.summary())
     return 1 if any(report.statuses[status] for status in FAILING) else 0
 

@@ -14,7 +14,7 @@ import torch
 from ov_tests.graph_fuzz.check import Outcome, check_graph
 from ov_tests.graph_fuzz.draw import Graph, draw_graph, family, value_names
 
-FAILING = frozenset({"mismatch", "lowering error", "load error"})
+FAILING = frozenset({"mismatch", "lowering error", "load error", "crash"})
 """Outcome statuses that count as failures."""
 
 
@@ -64,13 +64,38 @@ class Report:
         lines.append("op family: graphs (failing)")
         for name, count in sorted(self.families.items()):
             lines.append(f"  {name}: {count} ({self.failing_families.get(name, 0)})")
-        for failure in self.failures:
+        for failure in sorted(self.failures, key=lambda failure: failure.index):
             where = f" -> {failure.reproducer}" if failure.reproducer else ""
             lines.append(
                 f"graph {failure.index} [{failure.outcome.status}, {failure.outcome.owner}] "
                 f"{', '.join(failure.graph.ops)}: {failure.outcome.detail}{where}"
             )
         return "\n".join(lines)
+
+    def count(self, graph: Graph, outcome: Outcome) -> bool:
+        """Count one checked graph; whether it failed."""
+        self.statuses[outcome.status] += 1
+        self.delegated += outcome.delegated
+        families = {family(op) for op in graph.ops}
+        self.families.update(families)
+        if outcome.status not in FAILING:
+            return False
+        self.failing_families.update(families)
+        return True
+
+    def add_failure(self, failure: Failure, reproducers: Path | None) -> None:
+        """Keep ``failure``, written as a pytest file into ``reproducers`` when given."""
+        if reproducers is not None:
+            failure.reproducer = write_reproducer(failure, self.seed, reproducers)
+        self.failures.append(failure)
+
+    def merge(self, other: Report) -> None:
+        """Add the counts and failures of ``other``, a report of other graphs of the run."""
+        self.statuses.update(other.statuses)
+        self.families.update(other.families)
+        self.failing_families.update(other.failing_families)
+        self.delegated += other.delegated
+        self.failures += other.failures
 
 
 def _fails(graph: Graph, values: list[torch.Tensor], seed: int, status: str) -> Outcome | None:
@@ -173,6 +198,34 @@ def {name}():
     return path
 
 
+def check_index(
+    index: int,
+    seed: int,
+    *,
+    shrink_failures: bool = True,
+    reproducers: Path | None = None,
+    finite: bool = False,
+) -> Report:
+    """Draw, lower and check graph ``index`` of the run ``seed``; a report of that one graph.
+
+    Args:
+        index: The graph's index; it is drawn from ``random.Random(f"{seed}-{index}")``.
+        seed: The run's seed.
+        shrink_failures: Shrink the graph before reporting it when it fails.
+        reproducers: A folder to write a failure into as a pytest file.
+        finite: Draw values without NaN and the infinities.
+    """
+    report = Report(seed, finite)
+    graph, values = draw_graph(random.Random(f"{seed}-{index}"), finite=finite)
+    outcome = check_graph(graph, values, seed + index)
+    failing = report.count(graph, outcome)
+    if failing:
+        if shrink_failures:
+            graph, outcome = shrink(graph, values, seed + index, outcome)
+        report.add_failure(Failure(index, graph, values, outcome), reproducers)
+    return report
+
+
 def run(
     graphs: int,
     seed: int,
@@ -182,31 +235,21 @@ def run(
     reproducers: Path | None = None,
     finite: bool = False,
 ) -> Report:
-    """Draw, lower and check graphs ``start`` to ``start + graphs - 1`` of the run ``seed``.
+    """Check graphs ``start`` to ``start + graphs - 1`` of the run ``seed`` in this process.
 
-    Args:
-        graphs: How many graphs.
-        seed: The run's seed.
-        start: Index of the first graph, so a run can be split across processes.
-        shrink_failures: Shrink each failing graph before reporting it.
-        reproducers: A folder to write each failure into as a pytest file.
-        finite: Draw values without NaN and the infinities.
+    Arguments as for :func:`check_index`; a crash inside OpenVINO or
+    ExecuTorch ends the process (:func:`ov_tests.graph_fuzz.isolation.run_isolated`
+    survives it).
     """
     report = Report(seed, finite)
     for index in range(start, start + graphs):
-        graph, values = draw_graph(random.Random(f"{seed}-{index}"), finite=finite)
-        outcome = check_graph(graph, values, seed + index)
-        report.statuses[outcome.status] += 1
-        report.delegated += outcome.delegated
-        families = {family(op) for op in graph.ops}
-        report.families.update(families)
-        if outcome.status not in FAILING:
-            continue
-        report.failing_families.update(families)
-        if shrink_failures:
-            graph, outcome = shrink(graph, values, seed + index, outcome)
-        failure = Failure(index, graph, values, outcome)
-        if reproducers is not None:
-            failure.reproducer = write_reproducer(failure, seed, reproducers)
-        report.failures.append(failure)
+        report.merge(
+            check_index(
+                index,
+                seed,
+                shrink_failures=shrink_failures,
+                reproducers=reproducers,
+                finite=finite,
+            )
+        )
     return report

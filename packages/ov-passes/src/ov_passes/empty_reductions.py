@@ -1,0 +1,62 @@
+"""Means and variances over no elements are NaN, as in PyTorch.
+
+PyTorch divides the sum of no elements by their count, 0, so the mean, the
+variance and the standard deviation of an empty dim are NaN. OpenVINO's CPU
+plugin gives 0 (measured on 2026.4: ``zeros(3, 0).mean(-1)`` gave
+``[0, 0, 0]``). A static count of 0 is known at lowering, so such a result is
+multiplied by NaN: the shape stays OpenVINO's and every value becomes NaN.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ov_passes.pipeline import call_function, op_name, redirect_users
+
+aten = torch.ops.aten
+
+_AVERAGES = frozenset(
+    {
+        "aten.mean.default",
+        "aten.mean.dim",
+        "aten.var.correction",
+        "aten.var.dim",
+        "aten.std.correction",
+        "aten.std.dim",
+    }
+)
+
+
+def _averages_nothing(node: torch.fx.Node) -> bool:
+    """Whether ``node`` reduces over dims of which one has a static size of 0."""
+    x = node.args[0]
+    value = x.meta.get("val") if isinstance(x, torch.fx.Node) else None
+    if not isinstance(value, torch.Tensor) or value.dim() == 0:
+        return False
+    dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+    listed = [] if dims is None else list(dims) if isinstance(dims, list | tuple) else [dims]
+    reduced = [int(d) % value.dim() for d in listed] if listed else range(value.dim())
+    return any(isinstance(value.shape[d], int) and value.shape[d] == 0 for d in reduced)
+
+
+def averages_of_nothing_as_nan(graph_module: torch.fx.GraphModule) -> bool:
+    """Make float ``mean``, ``var`` and ``std`` over a dim of size 0 return NaN.
+
+    Returns:
+        True when a node was rewritten.
+    """
+    graph = graph_module.graph
+    changed = False
+    for node in list(graph.nodes):
+        if op_name(node) not in _AVERAGES or not _averages_nothing(node):
+            continue
+        value = node.meta.get("val")
+        if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+            continue
+        with graph.inserting_after(node):
+            nan = call_function(graph, aten.mul.Scalar, (node, math.nan))
+        redirect_users(node, nan)
+        changed = True
+    return changed
