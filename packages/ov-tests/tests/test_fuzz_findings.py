@@ -168,7 +168,13 @@ class Softmaxes(torch.nn.Module):
 def test_a_softmax_row_holding_inf_or_only_minus_inf_is_nan_as_in_pytorch():
     """PyTorch subtracts the row's maximum; OpenVINO gave NaN only at the inf itself."""
     rows = torch.tensor(
-        [[INF, 1.0, 2.0], [-INF, -INF, -INF], [-INF, 1.0, 2.0], [math.nan, 1.0, 0.0], [1.0, 2.0, 3.0]]
+        [
+            [INF, 1.0, 2.0],
+            [-INF, -INF, -INF],
+            [-INF, 1.0, 2.0],
+            [math.nan, 1.0, 0.0],
+            [1.0, 2.0, 3.0],
+        ]
     )
     got = lowered_outputs(Softmaxes(), rows)
     assert not differences(got, list(Softmaxes()(rows)), [None] * 3)

@@ -141,9 +141,13 @@ def run_isolated(
     """Check graphs ``start`` to ``start + graphs - 1`` of the run ``seed`` in ``jobs`` child processes.
 
     Args:
-        graphs, seed, start, shrink_failures, reproducers, finite: As for
-            :func:`ov_tests.graph_fuzz.run.run`.
+        graphs: How many graphs.
+        seed: The run's seed.
+        start: Index of the first graph.
         jobs: Worker processes (at least 1).
+        shrink_failures: Shrink each failing graph (in its worker) before reporting it.
+        reproducers: A folder to write each failure into as a pytest file.
+        finite: Draw values without NaN and the infinities.
         timeout: Seconds one graph may take before its worker is killed and
             the graph is reported as a ``crash`` (a hang).
 
