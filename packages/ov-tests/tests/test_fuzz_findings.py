@@ -203,3 +203,21 @@ def test_a_mean_or_variance_over_an_empty_dim_is_nan():
     inputs = (torch.zeros(3, 0), torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
     got = lowered_outputs(AveragesOfNothing(), *inputs)
     assert not differences(got, list(AveragesOfNothing()(*inputs)), [None] * 5)
+
+
+class GathersOfNothing(torch.nn.Module):
+    def forward(self, table, indices, x):
+        nothing = torch.topk(x, 0).indices
+        return (
+            torch.embedding(table, indices),
+            torch.index_select(x[:, None], 0, nothing),
+            torch.embedding(x[:, None], nothing),
+            x * 2,
+        )
+
+
+def test_gathers_with_empty_tables_or_indices_run_and_equal_eager():
+    """OpenVINO's CPU plugin died of a divide error (SIGFPE) gathering from or with nothing."""
+    inputs = (torch.zeros(5, 0), torch.zeros(5, 0, dtype=torch.int64), torch.arange(5.0))
+    got = lowered_outputs(GathersOfNothing(), *inputs)
+    assert not differences(got, list(GathersOfNothing()(*inputs)), [None] * 4)

@@ -168,6 +168,7 @@ def convert_module(
     shapes = [_shape(value) for value in inputs]
     repeats = _drop_repeated_outputs(module)
     model = _with_repeated_outputs(_frontend_convert(module, inputs, dtypes), repeats)
+    model = _with_unread_inputs(model, module, len(inputs))
     if len(model.inputs) != len(inputs):
         raise ConversionError(
             f"the converted model takes {len(model.inputs)} inputs but the partition has "
@@ -200,6 +201,28 @@ def convert_module(
             processor.output(index).model().set_layout(logical)
             processor.output(index).tensor().set_layout(physical)
     return processor.build()
+
+
+def _with_unread_inputs(model: ov.Model, module: torch.fx.GraphModule, count: int) -> ov.Model:
+    """``model`` with a parameter, read by nothing, for each input of ``module`` that no node reads.
+
+    OpenVINO's frontend leaves out the inputs a graph does not read, as a
+    partition's can be once a result computed from them became a constant
+    (``ov_passes.empty_results_as_constants``); the runtime binds inputs by
+    position, so each keeps its place. ``count`` is the number of inputs.
+    """
+    placeholders = [node for node in module.graph.nodes if node.op == "placeholder"]
+    unread = {index for index, node in enumerate(placeholders) if not node.users}
+    if not unread or len(model.inputs) + len(unread) != count:
+        return model
+    kept = iter(model.get_parameters())
+    parameters = [
+        ov.op.Parameter(ov.Type.dynamic, ov.PartialShape.dynamic())
+        if index in unread
+        else next(kept)
+        for index in range(count)
+    ]
+    return ov.Model(model.get_results(), model.get_sinks(), parameters, model.get_friendly_name())
 
 
 def _drop_repeated_outputs(module: torch.fx.GraphModule) -> list[int]:

@@ -3,6 +3,7 @@
 from ov_passes.avg_pool_divisors import avg_pool_divisors_as_pytorch
 from ov_passes.diagonals import diagonals_as_gathers
 from ov_passes.empty_reductions import averages_of_nothing_as_nan
+from ov_passes.empty_results import empty_results_as_constants
 from ov_passes.first_extremum_index import extremum_and_index_as_reduction_and_arg
 from ov_passes.infinite_divisors import fmod_and_remainder_by_infinity
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
@@ -37,6 +38,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     unpaired_quantization_as_arithmetic,
     affine_dequantization_as_arithmetic,
     output_scales_onto_weights,
+    empty_results_as_constants,
     cast_integer_accumulations_to_int64,
     logical_ops_as_bitwise,
     float_truth_as_comparisons,
@@ -70,7 +72,9 @@ equality comparisons, which need no rewrite for NaN. ``max.dim`` and ``min.dim``
 arg-reduction before the NaN pass, which then makes each of them NaN-aware. The quantization rewrites run first: fake-quant ops become
 quantize/dequantize pairs, which the next pass leaves to the frontend, and the
 float arithmetic it builds for unpaired nodes (and the weight-compression
-passes for weight-only quantization) is what the others expect.
+passes for weight-only quantization) is what the others expect. Empty results
+become constants next, so no later pass builds on a node OpenVINO would
+compute on empty tensors.
 ``drop_no_op_aliases`` runs last, once views have their sizes. The other passes rewrite nodes no other pass creates or reads."""
 
 __all__ = [
@@ -85,6 +89,7 @@ __all__ = [
     "default_variance_correction",
     "diagonals_as_gathers",
     "drop_no_op_aliases",
+    "empty_results_as_constants",
     "exact_integer_comparisons",
     "extremum_and_index_as_reduction_and_arg",
     "fake_quantize_as_pairs",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import queue
 import random
 import signal
@@ -47,7 +48,9 @@ def _work(tasks: Any, results: Any, options: _Options) -> None:
             reproducers=options.reproducers,
             finite=options.finite,
         )
-        results.put((os.getpid(), index, report))
+        # Pickled here: a queue would pass the tensors in shared memory, which
+        # the parent cannot read once this worker has died.
+        results.put((os.getpid(), index, pickle.dumps(report)))
 
 
 def _death(exitcode: int | None) -> str:
@@ -94,11 +97,14 @@ class _Workers:
         elif index not in done:  # not already reported as a crash
             self.checking.pop(pid, None)
             done.add(index)
-            report.merge(part)
+            report.merge(pickle.loads(part))
         return True
 
-    def reap(self, report: Report, done: set[int], timeout: float) -> None:
-        """Report the graph of each worker that died or hung, and start one in its place."""
+    def reap(self, report: Report, done: set[int], timeout: float, graphs: int) -> None:
+        """Report the graph of each worker that died or hung, and start one in its place.
+
+        No worker is started once all ``graphs`` are done.
+        """
         now = time.monotonic()
         for pid, worker in list(self.processes.items()):
             index, started = self.checking.get(pid, (None, now))
@@ -116,7 +122,7 @@ class _Workers:
                 detail = f"hung for over {timeout:.0f} s" if hung else _death(worker.exitcode)
                 done.add(index)
                 report.merge(_crash_report(index, self.options, detail))
-            if hung or worker.exitcode != 0:
+            if (hung or worker.exitcode != 0) and len(done) < graphs:
                 self.spawn()
 
     def stop(self) -> None:
@@ -164,6 +170,6 @@ def run_isolated(
     done: set[int] = set()
     while len(done) < graphs:
         workers.receive(report, done, wait=1.0)
-        workers.reap(report, done, timeout)
+        workers.reap(report, done, timeout, graphs)
     workers.stop()
     return report

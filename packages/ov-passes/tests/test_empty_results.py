@@ -1,0 +1,36 @@
+"""Empty results become constants: OpenVINO then computes nothing on empty tensors."""
+
+import torch
+
+from ov_passes import empty_results_as_constants
+
+
+class Gathers(torch.nn.Module):
+    def forward(self, table, x):
+        nothing = torch.topk(x, 0)
+        return torch.embedding(table, nothing.indices), nothing.values, x + 1
+
+
+def test_empty_results_become_full_and_what_fed_only_them_goes():
+    inputs = (torch.randn(4, 3), torch.arange(5.0))
+    module = torch.export.export(Gathers(), inputs).module(check_guards=False)
+    assert empty_results_as_constants(module)
+    module.recompile()
+    targets = [node.target for node in module.graph.nodes if node.op == "call_function"]
+    assert torch.ops.aten.topk.default not in targets
+    assert torch.ops.aten.embedding.default not in targets
+    assert targets.count(torch.ops.aten.full.default) == 2
+    for got, expected in zip(module(*inputs), Gathers()(*inputs), strict=True):
+        assert got.dtype == expected.dtype
+        torch.testing.assert_close(got, expected)
+
+
+def test_a_graph_without_empty_results_is_left_alone():
+    inputs = (torch.randn(4, 3), torch.arange(5.0))
+
+    class Plain(torch.nn.Module):
+        def forward(self, table, x):
+            return table * 2, x.sum()
+
+    module = torch.export.export(Plain(), inputs).module(check_guards=False)
+    assert not empty_results_as_constants(module)
