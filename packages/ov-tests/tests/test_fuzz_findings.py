@@ -221,3 +221,37 @@ def test_gathers_with_empty_tables_or_indices_run_and_equal_eager():
     inputs = (torch.zeros(5, 0), torch.zeros(5, 0, dtype=torch.int64), torch.arange(5.0))
     got = lowered_outputs(GathersOfNothing(), *inputs)
     assert not differences(got, list(GathersOfNothing()(*inputs)), [None] * 4)
+
+
+class Signs(torch.nn.Module):
+    def forward(self, x):
+        return torch.sign(x), torch.sign(x.half())
+
+
+def test_the_sign_of_nan_is_zero_as_in_pytorch():
+    """OpenVINO's Sign gave NaN; PyTorch computes (0 < x) - (x < 0)."""
+    x = torch.tensor([math.nan, -0.0, 0.0, 2.0, -3.0, INF])
+    got = lowered_outputs(Signs(), x)
+    assert not differences(got, list(Signs()(x)), [None] * 2)
+
+
+class Copies(torch.nn.Module):
+    def forward(self, target, scalar, floats, flags):
+        return (
+            torch.ops.aten.copy.default(target, scalar),
+            torch.ops.aten.copy.default(flags, floats),
+            torch.ops.aten.squeeze.dim(target, 0),
+            torch.ops.aten.squeeze.dims(target, [0, 1]),
+        )
+
+
+def test_copies_and_squeezes_of_other_sizes_run_and_equal_eager():
+    """ExecuTorch's copy kernel failed on a 0-d source (0x12), squeeze_copy on a dim not of size 1."""
+    inputs = (
+        torch.randn(4, 1, dtype=torch.bfloat16),
+        torch.tensor(2.5),
+        torch.tensor([0.0, -0.0, 0.5, math.nan, 3.0]),
+        torch.zeros(5, dtype=torch.bool),
+    )
+    got = lowered_outputs(Copies(), *inputs)
+    assert not differences(got, list(Copies()(*inputs)), [None] * 4)

@@ -26,6 +26,9 @@ runs :data:`DECOMPOSITIONS` there:
   CPU when OpenVINO cannot compute it, and ``nonzero`` of its bool result is
   delegated, with a clone into the contiguous layout that ExecuTorch's CPU
   kernels after it take (its reductions refuse the column-major one).
+* ExecuTorch 1.5.1's ``copy`` kernel fails to broadcast a 0-d source and
+  writes floats into bools wrong, and its ``squeeze_copy`` fails on a listed
+  dim whose size is not 1, which PyTorch leaves in place.
 
 Each turns into ops that OpenVINO and ExecuTorch's kernels both compute exactly.
 """
@@ -155,6 +158,29 @@ def integer_rounding(x: torch.Tensor) -> Any:
     return NotImplemented if x.is_floating_point() else x.clone()
 
 
+def copy_as_cast(self: torch.Tensor, src: torch.Tensor, non_blocking: bool = False) -> Any:
+    """``aten.copy(self, src)``, the out-of-place ``self.copy_(src)``: ``src`` in ``self``'s dtype and shape.
+
+    ExecuTorch 1.5.1's ``copy`` kernel fails to broadcast a 0-d source (error
+    0x12) and writes a float source into bools wrong; a cast, a broadcast and a
+    clone compute it exactly on either side.
+    """
+    return src.to(self.dtype).expand(self.shape).clone()
+
+
+def squeeze_of_size_one_dims(x: torch.Tensor, dims: int | list[int]) -> Any:
+    """``x.squeeze(dims)`` over the listed dims of static size 1 only; ``NotImplemented`` when all are.
+
+    PyTorch leaves a listed dim of another size in place; ExecuTorch 1.5.1's
+    ``squeeze_copy`` kernel fails on it (error 0x12).
+    """
+    listed = [dims] if isinstance(dims, int) else list(dims)
+    ones = [d for d in listed if x.dim() and x.shape[d % x.dim()] == 1]
+    if len(ones) == len(listed) or x.dim() == 0:
+        return NotImplemented
+    return aten.squeeze.dims(x, ones) if ones else x.clone()
+
+
 _ROUNDINGS = (aten.ceil.default, aten.floor.default, aten.round.default, aten.trunc.default)
 
 _COMPARISONS = tuple(getattr(aten, name).Tensor for name in ("eq", "ne", "lt", "le", "gt", "ge"))
@@ -165,6 +191,9 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.remainder.Tensor: integer_remainder,
     aten.remainder.Scalar: integer_remainder,
     aten.nonzero.default: contiguous_nonzero_of_a_mask,
+    aten.copy.default: copy_as_cast,
+    aten.squeeze.dim: squeeze_of_size_one_dims,
+    aten.squeeze.dims: squeeze_of_size_one_dims,
     **{compare: _in_common_dtype(compare) for compare in _COMPARISONS},
     **dict.fromkeys(_ROUNDINGS, integer_rounding),
 }
@@ -183,9 +212,18 @@ def _mixed_dtypes(node: torch.fx.Node) -> bool:
 def _needs(node: torch.fx.Node) -> bool:
     if node.op != "call_function" or node.target not in DECOMPOSITIONS:
         return False
+    value = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
     if node.target in _ROUNDINGS:
-        value = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
         return isinstance(value, torch.Tensor) and not value.is_floating_point()
+    if node.target in (aten.squeeze.dim, aten.squeeze.dims):
+        return (
+            isinstance(value, torch.Tensor)
+            and value.dim() > 0
+            and any(
+                value.shape[d % value.dim()] != 1
+                for d in ([node.args[1]] if isinstance(node.args[1], int) else node.args[1])
+            )
+        )
     return node.target not in _COMPARISONS or _mixed_dtypes(node)
 
 

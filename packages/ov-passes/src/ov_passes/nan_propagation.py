@@ -32,6 +32,7 @@ from ov_passes.quantization import QUANTIZE
 aten = torch.ops.aten
 
 _RELU = "aten.relu.default"
+_SIGN = "aten.sign.default"
 _ELEMENTWISE = frozenset(
     {
         "aten.clamp.default",
@@ -210,13 +211,29 @@ def _relu_as_maximum(node: torch.fx.Node) -> bool:
     return True
 
 
+def _sign_of_nan_as_zero(node: torch.fx.Node) -> bool:
+    """Make a float ``sign(x)`` 0 where ``x`` is NaN, as PyTorch's is (OpenVINO's ``Sign`` gives NaN)."""
+    x = node.args[0]
+    if not isinstance(x, torch.fx.Node) or not _is_float(node):
+        return False
+    graph = node.graph
+    with graph.inserting_before(node.next):
+        nan = call_function(graph, aten.isnan.default, (x,))
+        zero = call_function(
+            graph, aten.scalar_tensor.default, (0.0,), {"dtype": node.meta["val"].dtype}
+        )
+        selected = call_function(graph, aten.where.self, (nan, zero, node))
+    redirect_users(node, selected)
+    return True
+
+
 def _nan(graph: torch.fx.Graph, like: torch.fx.Node) -> torch.fx.Node:
     dtype = like.meta["val"].dtype
     return call_function(graph, aten.scalar_tensor.default, (float("nan"),), {"dtype": dtype})
 
 
 def nan_through_clamps_and_maxima(graph_module: torch.fx.GraphModule) -> bool:
-    """Make float clamps, maxima, ``exp``, reductions, arg-maxima, max pooling and softmaxes return NaN where PyTorch does.
+    """Make float clamps, maxima, ``exp``, reductions, arg-maxima, max pooling and softmaxes return NaN where PyTorch does, and ``sign`` of NaN 0.
 
     Returns:
         True when an op was rewritten.
@@ -230,6 +247,9 @@ def nan_through_clamps_and_maxima(graph_module: torch.fx.GraphModule) -> bool:
             continue
         if name == _RELU:
             changed |= _relu_as_maximum(node)
+            continue
+        if name == _SIGN:
+            changed |= _sign_of_nan_as_zero(node)
             continue
         if name not in _ELEMENTWISE | _BINARY | _REDUCTIONS | _SOFTMAX | _ARG:
             continue
