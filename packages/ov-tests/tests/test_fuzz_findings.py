@@ -255,3 +255,30 @@ def test_copies_and_squeezes_of_other_sizes_run_and_equal_eager():
     )
     got = lowered_outputs(Copies(), *inputs)
     assert not differences(got, list(Copies()(*inputs)), [None] * 4)
+
+
+class SortsThenAny(torch.nn.Module):
+    def forward(self, small, bytes_):
+        return (
+            torch.topk(small, 1).values.any(),
+            torch.sort(bytes_, 0).values.any(),
+            bytes_.sort(1).values,
+        )
+
+
+class ReductionsOfScalars(torch.nn.Module):
+    def forward(self, x, ints):
+        return x.any().any(-1), x.sum().sum(-1), ints.amax().amin(0), x.all().all(0, True)
+
+
+def test_programs_with_byte_sorts_or_reductions_of_scalars_load_and_equal_eager():
+    """OpenVINO's CPU plugin failed to compile these (TopK of i8[1, 1], ReduceMerge of a 0-d reduction)."""
+    inputs = (
+        torch.tensor([[82]], dtype=torch.int8),
+        torch.tensor([[200, 3], [7, 255]], dtype=torch.uint8),
+    )
+    got = lowered_outputs(SortsThenAny(), *inputs)
+    assert not differences(got, list(SortsThenAny()(*inputs)), [None] * 3)
+    inputs = (torch.tensor([[-1.5], [2.0], [0.0]]), torch.tensor([[3, -7]], dtype=torch.int32))
+    got = lowered_outputs(ReductionsOfScalars(), *inputs)
+    assert not differences(got, list(ReductionsOfScalars()(*inputs)), [None] * 4)

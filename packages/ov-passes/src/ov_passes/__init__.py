@@ -1,6 +1,7 @@
 """torch.fx graph passes that prepare a partition for OpenVINO's PyTorch frontend."""
 
 from ov_passes.avg_pool_divisors import avg_pool_divisors_as_pytorch
+from ov_passes.byte_sorts import byte_sorts_in_int32
 from ov_passes.diagonals import diagonals_as_gathers
 from ov_passes.empty_reductions import averages_of_nothing_as_nan
 from ov_passes.empty_results import empty_results_as_constants
@@ -22,7 +23,7 @@ from ov_passes.quantization import (
     fake_quantize_as_pairs,
     unpaired_quantization_as_arithmetic,
 )
-from ov_passes.reduction_dims import reductions_over_every_dim
+from ov_passes.reduction_dims import reductions_of_scalars_as_copies, reductions_over_every_dim
 from ov_passes.scalar_index import index_select_of_a_scalar_index
 from ov_passes.small_arguments import small_arguments_by_series
 from ov_passes.symbolic_slice_bounds import slice_bounds_as_tensors
@@ -40,6 +41,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     output_scales_onto_weights,
     empty_results_as_constants,
     cast_integer_accumulations_to_int64,
+    reductions_of_scalars_as_copies,
     logical_ops_as_bitwise,
     float_truth_as_comparisons,
     bool_selects_as_bitwise,
@@ -49,6 +51,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     fmod_and_remainder_by_infinity,
     extremum_and_index_as_reduction_and_arg,
     nan_through_clamps_and_maxima,
+    byte_sorts_in_int32,
     greater_as_less,
     slice_bounds_as_tensors,
     view_sizes_from_metadata,
@@ -84,6 +87,7 @@ __all__ = [
     "averages_of_nothing_as_nan",
     "avg_pool_divisors_as_pytorch",
     "bool_selects_as_bitwise",
+    "byte_sorts_in_int32",
     "call_function",
     "cast_integer_accumulations_to_int64",
     "default_variance_correction",
@@ -102,6 +106,7 @@ __all__ = [
     "nan_through_clamps_and_maxima",
     "op_name",
     "output_scales_onto_weights",
+    "reductions_of_scalars_as_copies",
     "reductions_over_every_dim",
     "replace_node",
     "run_passes",

@@ -6,13 +6,21 @@ empty axes list as "reduce nothing", and its CPU plugin then refuses to compile
 a ReduceMean whose output rank is the input's minus nothing with
 ``keep_dims=False`` ("incorrect number of input/output dimensions"). Listing the
 axes makes both agree.
+
+A reduction of a 0-d tensor over its one "dim" (``-1`` or ``0``) returns
+the value itself. OpenVINO's ``ReduceMerge`` transformation failed on such a
+reduction after another one ("Axis 2 out of the tensor rank range", OpenVINO
+2026.4: ``x.any().any(-1)``), so the program lowered and did not load; it
+becomes a copy of the value in the result's dtype.
 """
 
 from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import op_name
+from ov_passes.pipeline import call_function, op_name, replace_node
+
+aten = torch.ops.aten
 
 REDUCTIONS = frozenset(
     {
@@ -48,4 +56,47 @@ def reductions_over_every_dim(graph_module: torch.fx.GraphModule) -> bool:
             # ``dim`` is the second parameter of each of these ops.
             node.args = (node.args[0], every, *node.args[2:])
             changed = True
+    return changed
+
+
+_SCALAR_REDUCTIONS = frozenset(
+    {
+        "aten.any.dim",
+        "aten.any.dims",
+        "aten.all.dim",
+        "aten.all.dims",
+        "aten.sum.dim_IntList",
+        "aten.prod.dim_int",
+        "aten.amax.default",
+        "aten.amin.default",
+        "aten.mean.dim",
+    }
+)
+
+
+def reductions_of_scalars_as_copies(graph_module: torch.fx.GraphModule) -> bool:
+    """Replace a reduction of a 0-d tensor to a 0-d result by the value, cast to the result's dtype.
+
+    ``any`` and ``all`` read the value as ``x != 0``, as PyTorch does (NaN is true).
+
+    Returns:
+        True when a reduction was replaced.
+    """
+    graph = graph_module.graph
+    changed = False
+    for node in list(graph.nodes):
+        x = node.args[0] if node.args else None
+        value = x.meta.get("val") if isinstance(x, torch.fx.Node) else None
+        result = node.meta.get("val")
+        if op_name(node) not in _SCALAR_REDUCTIONS or not isinstance(value, torch.Tensor):
+            continue
+        if value.dim() != 0 or not isinstance(result, torch.Tensor) or result.dim() != 0:
+            continue
+        with graph.inserting_before(node):
+            if result.dtype == torch.bool and value.dtype != torch.bool:
+                copy = call_function(graph, aten.ne.Scalar, (x, 0))
+            else:
+                copy = call_function(graph, aten._to_copy.default, (x,), {"dtype": result.dtype})
+        replace_node(node, copy)
+        changed = True
     return changed
