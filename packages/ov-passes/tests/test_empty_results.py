@@ -34,3 +34,12 @@ def test_a_graph_without_empty_results_is_left_alone():
 
     module = torch.export.export(Plain(), inputs).module(check_guards=False)
     assert not empty_results_as_constants(module)
+
+
+def test_a_result_of_a_data_dependent_size_is_left_alone():
+    class Found(torch.nn.Module):
+        def forward(self, x):
+            return torch.nonzero(x) * 2
+
+    module = torch.export.export(Found(), (torch.tensor([1.0, 0.0]),)).module(check_guards=False)
+    assert not empty_results_as_constants(module)

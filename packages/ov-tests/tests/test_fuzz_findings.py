@@ -282,3 +282,23 @@ def test_programs_with_byte_sorts_or_reductions_of_scalars_load_and_equal_eager(
     inputs = (torch.tensor([[-1.5], [2.0], [0.0]]), torch.tensor([[3, -7]], dtype=torch.int32))
     got = lowered_outputs(ReductionsOfScalars(), *inputs)
     assert not differences(got, list(ReductionsOfScalars()(*inputs)), [None] * 4)
+
+
+class Sorts(torch.nn.Module):
+    def forward(self, x):
+        return (
+            torch.sort(x).values,
+            torch.sort(x, 0, descending=True).values,
+            torch.topk(x, 2).values,
+            torch.topk(x, 2, largest=False).values,
+        )
+
+
+def test_nan_sorts_above_every_number_as_in_pytorch():
+    """OpenVINO's TopK and ExecuTorch's sort kernel put NaN elsewhere."""
+    x = torch.tensor(
+        [[math.nan, 1.0, -INF, 3.0], [2.0, INF, math.nan, -1.0], [0.5, -0.5, 4.0, math.nan]]
+    )
+    for inputs in ((x,), (x.half(),)):
+        got = lowered_outputs(Sorts(), *inputs)
+        assert not differences(got, list(Sorts()(*inputs)), [None] * 4)

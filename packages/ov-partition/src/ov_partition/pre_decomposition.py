@@ -26,6 +26,9 @@ runs :data:`DECOMPOSITIONS` there:
   CPU when OpenVINO cannot compute it, and ``nonzero`` of its bool result is
   delegated, with a clone into the contiguous layout that ExecuTorch's CPU
   kernels after it take (its reductions refuse the column-major one).
+* PyTorch sorts NaN above every number (``sort``, ``topk``); OpenVINO's
+  ``TopK`` and ExecuTorch 1.5.1's ``sort`` kernel do not. A float tensor is
+  sorted by a key without NaN, and its values gathered at the key's indices.
 * ExecuTorch 1.5.1's ``copy`` kernel fails to broadcast a 0-d source and
   writes floats into bools wrong, and its ``squeeze_copy`` fails on a listed
   dim whose size is not 1, which PyTorch leaves in place.
@@ -35,6 +38,8 @@ Each turns into ops that OpenVINO and ExecuTorch's kernels both compute exactly.
 
 from __future__ import annotations
 
+import functools
+import math
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -110,24 +115,71 @@ def integer_remainder(a: torch.Tensor, b: torch.Tensor | int) -> Any:
     return a - b * torch.div(a, b, rounding_mode="floor")
 
 
-_inside_nonzero = threading.local()
+_inside = threading.local()
 
 
+def _kept_whole_inside(decomposition: Callable[..., Any]) -> Callable[..., Any]:
+    """``decomposition``, leaving whole (``NotImplemented``) the op it calls itself."""
+    name = decomposition.__name__
+
+    @functools.wraps(decomposition)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        if getattr(_inside, name, False):
+            return NotImplemented
+        setattr(_inside, name, True)
+        try:
+            return decomposition(*args, **kwargs)
+        finally:
+            setattr(_inside, name, False)
+
+    return guarded
+
+
+@_kept_whole_inside
 def contiguous_nonzero_of_a_mask(x: torch.Tensor) -> Any:
     """``nonzero(x != 0)`` (``nonzero(x)`` of a bool ``x``), cloned into the contiguous layout.
 
     The clone, delegated with the ``nonzero``, hands ExecuTorch's CPU kernels
     the row-major layout they take (its reductions refuse dim order ``(1, 0)``).
-    The ``nonzero`` inside is kept whole (``NotImplemented``), not decomposed again.
+    The ``nonzero`` inside is kept whole, not decomposed again.
     """
-    if getattr(_inside_nonzero, "active", False):
+    found = torch.nonzero(x if x.dtype == torch.bool else x != 0)
+    return aten.clone.default(found, memory_format=torch.contiguous_format)
+
+
+def _nan_greatest(x: torch.Tensor) -> torch.Tensor:
+    """A key that orders as PyTorch orders ``x``: NaN above +inf, +inf above every finite value.
+
+    NaN becomes +inf and +inf the dtype's largest finite value, which a value
+    of exactly that magnitude then ties with.
+    """
+    largest = torch.finfo(x.dtype).max
+    return torch.where(x.isnan(), math.inf, torch.where(x == math.inf, largest, x))
+
+
+@_kept_whole_inside
+def sort_with_nan_greatest(x: torch.Tensor, dim: int = -1, descending: bool = False) -> Any:
+    """``torch.sort`` of a float tensor with NaN sorted as PyTorch does; ``NotImplemented`` for others.
+
+    PyTorch sorts NaN above every number; OpenVINO's ``TopK`` and ExecuTorch
+    1.5.1's ``sort`` kernel put it elsewhere. Sorting :func:`_nan_greatest`
+    and gathering ``x`` at its indices gives PyTorch's values and order.
+    """
+    if not x.is_floating_point():
         return NotImplemented
-    _inside_nonzero.active = True
-    try:
-        found = torch.nonzero(x if x.dtype == torch.bool else x != 0)
-        return aten.clone.default(found, memory_format=torch.contiguous_format)
-    finally:
-        _inside_nonzero.active = False
+    indices = torch.sort(_nan_greatest(x), dim=dim, descending=descending).indices
+    return x.gather(dim, indices), indices
+
+
+@_kept_whole_inside
+def topk_with_nan_greatest(
+    x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+) -> Any:
+    """``torch.topk`` of a float tensor with NaN the greatest, as in PyTorch; ``NotImplemented`` for others."""
+    if not x.is_floating_point():
+        return NotImplemented
+    indices = torch.topk(_nan_greatest(x), k, dim=dim, largest=largest, sorted=sorted).indices
+    return x.gather(dim, indices), indices
 
 
 def _in_common_dtype(compare: Callable[..., Any]) -> Callable[..., Any]:
@@ -192,6 +244,8 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.remainder.Scalar: integer_remainder,
     aten.nonzero.default: contiguous_nonzero_of_a_mask,
     aten.copy.default: copy_as_cast,
+    aten.sort.default: sort_with_nan_greatest,
+    aten.topk.default: topk_with_nan_greatest,
     aten.squeeze.dim: squeeze_of_size_one_dims,
     aten.squeeze.dims: squeeze_of_size_one_dims,
     **{compare: _in_common_dtype(compare) for compare in _COMPARISONS},
@@ -215,6 +269,8 @@ def _needs(node: torch.fx.Node) -> bool:
     value = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
     if node.target in _ROUNDINGS:
         return isinstance(value, torch.Tensor) and not value.is_floating_point()
+    if node.target in (aten.sort.default, aten.topk.default):
+        return isinstance(value, torch.Tensor) and value.is_floating_point()
     if node.target in (aten.squeeze.dim, aten.squeeze.dims):
         return (
             isinstance(value, torch.Tensor)

@@ -22,9 +22,9 @@ aten = torch.ops.aten
 def _static_empty(node: torch.fx.Node) -> list[int] | None:
     """The shape of ``node``'s tensor result when it is static and holds no element, else None."""
     value = node.meta.get("val")
-    if not isinstance(value, torch.Tensor) or value.numel() != 0:
+    if not isinstance(value, torch.Tensor):
         return None
-    if not all(isinstance(size, int) for size in value.shape):
+    if not all(isinstance(size, int) for size in value.shape) or 0 not in value.shape:
         return None
     return list(value.shape)
 
