@@ -302,3 +302,22 @@ def test_nan_sorts_above_every_number_as_in_pytorch():
     for inputs in ((x,), (x.half(),)):
         got = lowered_outputs(Sorts(), *inputs)
         assert not differences(got, list(Sorts()(*inputs)), [None] * 4)
+
+
+class ScattersOfOtherDtypes(torch.nn.Module):
+    def forward(self, flags, ints, half):
+        return (
+            torch.select_scatter(flags, half, 0, 3),
+            torch.slice_scatter(ints, torch.full((2,), 2.75), 0, 0, 2),
+        )
+
+
+def test_scatters_of_another_dtype_write_in_their_own_dtype():
+    """ExecuTorch's select_scatter returned float16 for bools, its slice_scatter wrote floats wrong."""
+    inputs = (
+        torch.tensor([True, False, False, True]),
+        torch.tensor([5, -3, 7], dtype=torch.int32),
+        torch.tensor(-153.75, dtype=torch.float16),
+    )
+    got = lowered_outputs(ScattersOfOtherDtypes(), *inputs)
+    assert not differences(got, list(ScattersOfOtherDtypes()(*inputs)), [None] * 2)

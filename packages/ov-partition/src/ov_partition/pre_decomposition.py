@@ -15,7 +15,9 @@ runs :data:`DECOMPOSITIONS` there:
   unchanged; OpenVINO, and ExecuTorch 1.5.1's ``trunc`` kernel, round it
   through float32.
 * ExecuTorch 1.5.1's comparison kernels compute mixed dtypes in the wider one,
-  where PyTorch computes in their common dtype (:func:`torch.result_type`).
+  where PyTorch computes in their common dtype (:func:`torch.result_type`);
+  its ``select_scatter`` and ``slice_scatter`` of a source of another dtype
+  give the wrong dtype or values, where PyTorch casts the source first.
 * ExecuTorch 1.5.1 plans ``nonzero``'s ``(count, rank)`` result in the
   column-major layout of its fake kernel, while its CPU kernel writes it row by
   row, so a ``nonzero`` left on the CPU reads back scrambled. A delegate writes
@@ -200,6 +202,22 @@ def _in_common_dtype(compare: Callable[..., Any]) -> Callable[..., Any]:
     return in_common_dtype
 
 
+def _in_own_dtype(scatter: Callable[..., Any]) -> Callable[..., Any]:
+    """A ``*_scatter(self, src, ...)`` whose ``src`` is first cast to ``self``'s dtype.
+
+    PyTorch writes ``src`` into ``self`` in ``self``'s dtype; ExecuTorch 1.5.1's
+    ``select_scatter`` returned ``src``'s dtype (float16 for a bool ``self``)
+    and its ``slice_scatter`` wrote floats into integers wrong.
+    """
+
+    def in_own_dtype(self: torch.Tensor, src: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+        if src.dtype == self.dtype:
+            return NotImplemented
+        return scatter(self, src.to(self.dtype), *args, **kwargs)
+
+    return in_own_dtype
+
+
 def integer_rounding(x: torch.Tensor) -> Any:
     """``x`` itself (a copy) for an integer ``x``; ``NotImplemented`` (kept whole) for floats.
 
@@ -235,6 +253,8 @@ def squeeze_of_size_one_dims(x: torch.Tensor, dims: int | list[int]) -> Any:
 
 _ROUNDINGS = (aten.ceil.default, aten.floor.default, aten.round.default, aten.trunc.default)
 
+_SCATTERS = (aten.select_scatter.default, aten.slice_scatter.default)
+
 _COMPARISONS = tuple(getattr(aten, name).Tensor for name in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
@@ -249,6 +269,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.squeeze.dim: squeeze_of_size_one_dims,
     aten.squeeze.dims: squeeze_of_size_one_dims,
     **{compare: _in_common_dtype(compare) for compare in _COMPARISONS},
+    **{scatter: _in_own_dtype(scatter) for scatter in _SCATTERS},
     **dict.fromkeys(_ROUNDINGS, integer_rounding),
 }
 """Op overload to decomposition, for ``ExportedProgram.run_decompositions``."""
@@ -280,7 +301,7 @@ def _needs(node: torch.fx.Node) -> bool:
                 for d in ([node.args[1]] if isinstance(node.args[1], int) else node.args[1])
             )
         )
-    return node.target not in _COMPARISONS or _mixed_dtypes(node)
+    return node.target not in (*_COMPARISONS, *_SCATTERS) or _mixed_dtypes(node)
 
 
 def needs_decompositions(program: torch.export.ExportedProgram) -> bool:
