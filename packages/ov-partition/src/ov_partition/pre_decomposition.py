@@ -44,7 +44,7 @@ import functools
 import math
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -293,13 +293,12 @@ def _needs(node: torch.fx.Node) -> bool:
     if node.target in (aten.sort.default, aten.topk.default):
         return isinstance(value, torch.Tensor) and value.is_floating_point()
     if node.target in (aten.squeeze.dim, aten.squeeze.dims):
+        dims = node.args[1]
+        listed = [dims] if isinstance(dims, int) else list(cast("list[int]", dims))
         return (
             isinstance(value, torch.Tensor)
             and value.dim() > 0
-            and any(
-                value.shape[d % value.dim()] != 1
-                for d in ([node.args[1]] if isinstance(node.args[1], int) else node.args[1])
-            )
+            and any(value.shape[d % value.dim()] != 1 for d in listed)
         )
     return node.target not in (*_COMPARISONS, *_SCATTERS) or _mixed_dtypes(node)
 

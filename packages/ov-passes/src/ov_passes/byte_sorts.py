@@ -31,13 +31,14 @@ def byte_sorts_in_int32(graph_module: torch.fx.GraphModule) -> bool:
     changed = False
     for node in list(graph.nodes):
         x = node.args[0] if node.args else None
-        value = x.meta.get("val") if isinstance(x, torch.fx.Node) else None
-        if op_name(node) not in _SORTS or getattr(value, "dtype", None) not in _BYTES:
+        if op_name(node) not in _SORTS or not isinstance(x, torch.fx.Node):
             continue
-        dtype = value.dtype  # type: ignore[union-attr]
+        dtype = getattr(x.meta.get("val"), "dtype", None)
+        if dtype not in _BYTES:
+            continue
         with graph.inserting_before(node):
             wide = call_function(graph, aten._to_copy.default, (x,), {"dtype": torch.int32})
-        node.replace_input_with(x, wide)  # type: ignore[arg-type]
+        node.replace_input_with(x, wide)
         node.meta["val"] = tuple(
             v.to(torch.int32) if i == 0 else v for i, v in enumerate(node.meta["val"])
         )

@@ -10,6 +10,7 @@ multiplied by NaN: the shape stays OpenVINO's and every value becomes NaN.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import torch
 
@@ -37,7 +38,7 @@ def _averages_nothing(node: torch.fx.Node) -> bool:
         return False
     dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
     listed = [] if dims is None else list(dims) if isinstance(dims, list | tuple) else [dims]
-    reduced = [int(d) % value.dim() for d in listed] if listed else range(value.dim())
+    reduced = [cast("int", d) % value.dim() for d in listed] if listed else range(value.dim())
     return any(isinstance(value.shape[d], int) and value.shape[d] == 0 for d in reduced)
 
 

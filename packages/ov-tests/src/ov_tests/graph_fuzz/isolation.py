@@ -19,7 +19,7 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ov_tests.graph_fuzz.check import Outcome
 from ov_tests.graph_fuzz.draw import draw_graph
@@ -83,7 +83,7 @@ class _Workers:
             target=_work, args=(self.tasks, self.results, self.options), daemon=True
         )
         worker.start()
-        self.processes[worker.pid] = worker
+        self.processes[cast("int", worker.pid)] = worker
         self.tasks.put(None)
 
     def receive(self, report: Report, done: set[int], wait: float) -> bool:
