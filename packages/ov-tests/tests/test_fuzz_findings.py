@@ -321,3 +321,15 @@ def test_scatters_of_another_dtype_write_in_their_own_dtype():
     )
     got = lowered_outputs(ScattersOfOtherDtypes(), *inputs)
     assert not differences(got, list(ScattersOfOtherDtypes()(*inputs)), [None] * 2)
+
+
+class MinimumOfABool(torch.nn.Module):
+    def forward(self, flag, x):
+        return torch.minimum(flag, x), torch.maximum(x, flag)
+
+
+def test_the_minimum_of_a_bool_and_int64_values_keeps_them_whole():
+    """The range analysis bounded minimum(True, x) by its first operand and narrowed x to 32 bits."""
+    inputs = (torch.tensor(True), torch.tensor([-(2**63) + 1, -1, 2**63 - 1, 6205340707032225062]))
+    got = lowered_outputs(MinimumOfABool(), *inputs)
+    assert not differences(got, list(MinimumOfABool()(*inputs)), [None] * 2)

@@ -84,8 +84,6 @@ _MOVES_VALUES: dict[str, tuple[int, ...] | None] = {
             "aten.index",
             "aten.amax",
             "aten.amin",
-            "aten.maximum",
-            "aten.minimum",
             "dim_order_ops._clone_dim_order",
         ),
         (0,),
@@ -428,6 +426,10 @@ _BINARY: dict[str, Callable[[Interval, Interval], Interval | None]] = {
     "aten.remainder": _remainders,
     "aten.fmod": _remainders,
     "aten.pow": _powers,
+    # Each operand bounds its side: minimum(True, x) reaches x's lowest value. Not
+    # value-moving for index uses: narrowing either operand can change the answer.
+    "aten.minimum": lambda a, b: (min(a[0], b[0]), min(a[1], b[1])),
+    "aten.maximum": lambda a, b: (max(a[0], b[0]), max(a[1], b[1])),
 }
 
 
