@@ -168,7 +168,7 @@ def convert_module(
     shapes = [_shape(value) for value in inputs]
     repeats = _drop_repeated_outputs(module)
     model = _with_repeated_outputs(_frontend_convert(module, inputs, dtypes), repeats)
-    model = _with_unread_inputs(model, module, len(inputs))
+    model = _with_unread_inputs(model, len(inputs))
     if len(model.inputs) != len(inputs):
         raise ConversionError(
             f"the converted model takes {len(model.inputs)} inputs but the partition has "
@@ -203,23 +203,22 @@ def convert_module(
     return processor.build()
 
 
-def _with_unread_inputs(model: ov.Model, module: torch.fx.GraphModule, count: int) -> ov.Model:
-    """``model`` with a parameter, read by nothing, for each input of ``module`` that no node reads.
+def _with_unread_inputs(model: ov.Model, count: int) -> ov.Model:
+    """``model`` with a parameter, read by nothing, for each of the ``count`` inputs it lacks.
 
-    OpenVINO's frontend leaves out the inputs a graph does not read, as a
+    OpenVINO's frontend leaves out some inputs a graph does not read, as a
     partition's can be once a result computed from them became a constant
     (``ov_passes.empty_results_as_constants``); the runtime binds inputs by
-    position, so each keeps its place. ``count`` is the number of inputs.
+    position, so each keeps its place. The FX decoder names input ``i``'s
+    parameter ``arg_i``.
     """
-    placeholders = [node for node in module.graph.nodes if node.op == "placeholder"]
-    unread = {index for index, node in enumerate(placeholders) if not node.users}
-    if not unread or len(model.inputs) + len(unread) != count:
+    if len(model.inputs) >= count:
         return model
-    kept = iter(model.get_parameters())
+    by_name = {parameter.get_friendly_name(): parameter for parameter in model.get_parameters()}
+    if set(by_name) - {f"arg_{index}" for index in range(count)}:
+        return model  # not the decoder's names: the count check reports it
     parameters = [
-        ov.op.Parameter(ov.Type.dynamic, ov.PartialShape.dynamic())
-        if index in unread
-        else next(kept)
+        by_name.get(f"arg_{index}") or ov.op.Parameter(ov.Type.dynamic, ov.PartialShape.dynamic())
         for index in range(count)
     ]
     return ov.Model(model.get_results(), model.get_sinks(), parameters, model.get_friendly_name())

@@ -1,6 +1,7 @@
 """torch.fx graph passes that prepare a partition for OpenVINO's PyTorch frontend."""
 
 from ov_passes.avg_pool_divisors import avg_pool_divisors_as_pytorch
+from ov_passes.batched_weights import broadcast_weights_as_matmul
 from ov_passes.byte_sorts import byte_sorts_in_int32
 from ov_passes.diagonals import diagonals_as_gathers
 from ov_passes.empty_reductions import averages_of_nothing_as_nan
@@ -39,6 +40,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     unpaired_quantization_as_arithmetic,
     affine_dequantization_as_arithmetic,
     output_scales_onto_weights,
+    broadcast_weights_as_matmul,
     empty_results_as_constants,
     cast_integer_accumulations_to_int64,
     reductions_of_scalars_as_copies,
@@ -87,6 +89,7 @@ __all__ = [
     "averages_of_nothing_as_nan",
     "avg_pool_divisors_as_pytorch",
     "bool_selects_as_bitwise",
+    "broadcast_weights_as_matmul",
     "byte_sorts_in_int32",
     "call_function",
     "cast_integer_accumulations_to_int64",
