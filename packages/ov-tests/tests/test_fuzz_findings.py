@@ -333,3 +333,15 @@ def test_the_minimum_of_a_bool_and_int64_values_keeps_them_whole():
     inputs = (torch.tensor(True), torch.tensor([-(2**63) + 1, -1, 2**63 - 1, 6205340707032225062]))
     got = lowered_outputs(MinimumOfABool(), *inputs)
     assert not differences(got, list(MinimumOfABool()(*inputs)), [None] * 2)
+
+
+class ExtremaOfMixedDtypes(torch.nn.Module):
+    def forward(self, small, scalar):
+        return torch.maximum(small, scalar), torch.minimum(scalar, small)
+
+
+def test_maxima_of_mixed_dtypes_compute_in_pytorchs_common_dtype():
+    """uint8 against a 0-d int64 -63 compares with 193; ExecuTorch's kernels used int64."""
+    inputs = (torch.tensor([[0, 80], [3, 255]], dtype=torch.uint8), torch.tensor(-63))
+    got = lowered_outputs(ExtremaOfMixedDtypes(), *inputs)
+    assert not differences(got, list(ExtremaOfMixedDtypes()(*inputs)), [None] * 2)

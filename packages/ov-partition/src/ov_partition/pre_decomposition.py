@@ -14,8 +14,10 @@ runs :data:`DECOMPOSITIONS` there:
 * ``ceil``, ``floor``, ``round`` and ``trunc`` of an integer tensor return it
   unchanged; OpenVINO, and ExecuTorch 1.5.1's ``trunc`` kernel, round it
   through float32.
-* ExecuTorch 1.5.1's comparison kernels compute mixed dtypes in the wider one,
-  where PyTorch computes in their common dtype (:func:`torch.result_type`);
+* ExecuTorch 1.5.1's comparison, ``maximum`` and ``minimum`` kernels compute
+  mixed dtypes in the wider one, where PyTorch computes in their common dtype
+  (:func:`torch.result_type`: ``maximum`` of a uint8 tensor and a 0-d int64
+  ``-63`` compares with 193);
   its ``select_scatter`` and ``slice_scatter`` of a source of another dtype
   give the wrong dtype or values, where PyTorch casts the source first.
 * ExecuTorch 1.5.1 plans ``nonzero``'s ``(count, rank)`` result in the
@@ -255,7 +257,11 @@ _ROUNDINGS = (aten.ceil.default, aten.floor.default, aten.round.default, aten.tr
 
 _SCATTERS = (aten.select_scatter.default, aten.slice_scatter.default)
 
-_COMPARISONS = tuple(getattr(aten, name).Tensor for name in ("eq", "ne", "lt", "le", "gt", "ge"))
+_COMPARISONS = (
+    *(getattr(aten, name).Tensor for name in ("eq", "ne", "lt", "le", "gt", "ge")),
+    aten.maximum.default,
+    aten.minimum.default,
+)
 
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.round.decimals: round_decimals,
