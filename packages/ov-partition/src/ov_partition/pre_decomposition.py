@@ -49,6 +49,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import torch
+from torch.fx.experimental.symbolic_shapes import guard_or_false
 
 aten = torch.ops.aten
 
@@ -244,13 +245,19 @@ def squeeze_of_size_one_dims(x: torch.Tensor, dims: int | list[int]) -> Any:
     """``x.squeeze(dims)`` over the listed dims of static size 1 only; ``NotImplemented`` when all are.
 
     PyTorch leaves a listed dim of another size in place; ExecuTorch 1.5.1's
-    ``squeeze_copy`` kernel fails on it (error 0x12).
+    ``squeeze_copy`` kernel fails on it (error 0x12). A dim whose size is known
+    only at run time (``nonzero``'s count) is kept, as export's shapes keep it.
     """
     listed = [dims] if isinstance(dims, int) else list(dims)
-    ones = [d for d in listed if x.dim() and x.shape[d % x.dim()] == 1]
+    ones = [d for d in listed if x.dim() and _is_one(x.shape[d % x.dim()])]
     if len(ones) == len(listed) or x.dim() == 0:
         return NotImplemented
     return aten.squeeze.dims(x, ones) if ones else x.clone()
+
+
+def _is_one(size: int | torch.SymInt) -> bool:
+    """Whether a size is 1; one known only at run time counts as not 1, as export assumes."""
+    return guard_or_false(size == 1)
 
 
 _ROUNDINGS = (aten.ceil.default, aten.floor.default, aten.round.default, aten.trunc.default)
@@ -304,7 +311,7 @@ def _needs(node: torch.fx.Node) -> bool:
         return (
             isinstance(value, torch.Tensor)
             and value.dim() > 0
-            and any(value.shape[d % value.dim()] != 1 for d in listed)
+            and not all(_is_one(value.shape[d % value.dim()]) for d in listed)
         )
     return node.target not in (*_COMPARISONS, *_SCATTERS) or _mixed_dtypes(node)
 
