@@ -252,7 +252,7 @@ def squeeze_of_size_one_dims(x: torch.Tensor, dims: int | list[int]) -> Any:
     ones = [d for d in listed if x.dim() and _is_one(x.shape[d % x.dim()])]
     if len(ones) == len(listed) or x.dim() == 0:
         return NotImplemented
-    return aten.squeeze.dims(x, ones) if ones else x.clone()
+    return aten.squeeze.dims(x, ones) if ones else x.clone(memory_format=torch.contiguous_format)
 
 
 def _is_one(size: int | torch.SymInt) -> bool:
