@@ -44,6 +44,7 @@ Interval = tuple[int, int]
 """Inclusive bounds of every element of an integer tensor (or of an int)."""
 
 INT32: Interval = (-(2**31), 2**31 - 1)
+INT64: Interval = (-(2**63), 2**63 - 1)
 EXACT_IN_FLOAT32: Interval = (-(2**24), 2**24)
 """Integers OpenVINO's float32 division, remainder and ``pow`` get exactly."""
 
@@ -276,6 +277,8 @@ class IntegerRanges:
             return None
         by_dtype = _DTYPE_RANGES.get(tensor.dtype)
         by_value = self._by_value(node)
+        if by_value is not None and not _within(by_value, INT64):
+            by_value = None  # int64 wraps, so its values are unknown (and the bounds stay small)
         known = [b for b in (by_dtype, by_value, self._implied.get(node)) if b is not None]
         return functools.reduce(_meet, known) if known else None
 

@@ -67,12 +67,14 @@ _FLOAT_COMPUTED = frozenset(
 )
 
 # OpenVINO's CPU plugin saturates int8 and uint8 results of these, where
-# PyTorch wraps around (100 + 100 gives 127, not -56).
+# PyTorch wraps around (100 + 100 gives 127, not -56), and computes int16 ones
+# in float32 inside a fused chain (2026.4: ``where(b > 4, a * b, a)`` gave 0 for
+# ``32767 * 32765``, which wraps to 3).
 _ARITHMETIC = frozenset(
     {"aten.add", "aten.sub", "aten.rsub", "aten.mul", "aten.neg", "aten.abs", "aten.pow"}
     | {"aten.square", "aten.div", "aten.floor_divide", "aten.remainder", "aten.fmod"}
 )
-_SATURATED_TYPES = frozenset({torch.int8, torch.uint8})
+_SATURATED_TYPES = frozenset({torch.int8, torch.uint8, torch.int16})
 
 Check = Callable[[torch.fx.Node], "str | None"]
 
@@ -211,7 +213,10 @@ def _check_narrow_integer_arithmetic(node: torch.fx.Node) -> str | None:
         return None
     for value in _tensor_values(node.meta.get("val")):
         if value.dtype in _SATURATED_TYPES:
-            return f"OpenVINO's CPU plugin saturates {value.dtype} {op_packet(node)} where PyTorch wraps"
+            return (
+                f"OpenVINO's CPU plugin saturates or rounds {value.dtype} {op_packet(node)} "
+                "where PyTorch wraps"
+            )
     return None
 
 

@@ -11,6 +11,9 @@ runs :data:`DECOMPOSITIONS` there:
 * ExecuTorch 1.5.1's CPU kernel of integer ``remainder`` takes the dividend's
   sign (C's ``%``: ``-7 % 2`` gives -1, PyTorch 1), so an integer remainder
   left on the CPU would be wrong.
+* ExecuTorch 1.5.1's ``pow`` kernel of integers computes in double, so a
+  power past the dtype's range saturates where PyTorch's wraps; repeated
+  squaring with ``mul`` wraps on both sides.
 * ``ceil``, ``floor``, ``round`` and ``trunc`` of an integer tensor return it
   unchanged; OpenVINO, and ExecuTorch 1.5.1's ``trunc`` kernel, round it
   through float32.
@@ -118,6 +121,68 @@ def integer_remainder(a: torch.Tensor, b: torch.Tensor | int) -> Any:
     if isinstance(b, float):
         return NotImplemented
     return a - b * torch.div(a, b, rounding_mode="floor")
+
+
+def integer_power(a: torch.Tensor, b: torch.Tensor | int) -> Any:
+    """``a ** b`` of integers by repeated squaring, wrapping as PyTorch does; ``NotImplemented`` for others.
+
+    PyTorch multiplies in the result dtype, so a power past its range wraps
+    (``3 ** 41`` in int64), and a negative exponent gives 1 for a base of 1,
+    ``±1`` for -1 and 0 for any other. ExecuTorch 1.5.1's ``pow`` kernel
+    computes in double and converts, so it saturates or rounds instead. A
+    tensor exponent takes one step per bit its values can hold (7 for int8, 63
+    for int64), built of ``mul`` and ``where``, which both sides compute exactly.
+    """
+    if a.is_floating_point() or a.is_complex() or a.dtype == torch.bool:
+        return NotImplemented
+    if not isinstance(b, torch.Tensor):
+        return _power_of_constant(a, b)
+    if b.is_floating_point() or b.is_complex() or b.dtype == torch.bool:
+        return NotImplemented
+    dtype = torch.result_type(a, b)
+    base, exponent = a.to(dtype), b.to(dtype)
+    width = torch.iinfo(dtype).bits - int(dtype.is_signed)
+    if dtype.is_signed:  # |b| of ``b``'s own dtype needs at most its bits (128 for int8)
+        width = min(width, torch.iinfo(b.dtype).bits)
+    power = torch.ones_like(base * exponent)
+    # |b| has the bits of b where b >= 0, and the parity of a negative b.
+    bits = _bits(exponent.abs(), width)
+    for bit, set_here in enumerate(bits):
+        power = torch.where(set_here, power * base, power)
+        if bit + 1 < width:
+            base = base * base
+    if not dtype.is_signed:
+        return power
+    a = a.to(dtype)
+    of_one = torch.where(a == -1, torch.where(bits[0], -1, 1), (a == 1).to(dtype))
+    return torch.where(exponent < 0, of_one.to(dtype), power)
+
+
+def _bits(exponent: torch.Tensor, width: int) -> list[torch.Tensor]:
+    """The low ``width`` bits of ``exponent`` as bool tensors, lowest first (all false where negative).
+
+    Comparisons and subtractions, not ``bitwise_and``: OpenVINO 2026.4's CPU
+    plugin computed ``where((b & 4) == 4, a * b, a)`` of int32 in float32.
+    """
+    left, bits = exponent, []
+    for bit in reversed(range(width)):
+        bits.append(left >= (1 << bit))
+        left = torch.where(bits[-1], left - (1 << bit), left)
+    return bits[::-1]
+
+
+def _power_of_constant(a: torch.Tensor, exponent: object) -> Any:
+    """``a ** exponent`` for an int ``exponent`` of 0 or more, as products; else ``NotImplemented``."""
+    if isinstance(exponent, bool) or not isinstance(exponent, int) or exponent < 0:
+        return NotImplemented
+    power, base = torch.ones_like(a), a
+    while exponent:
+        if exponent & 1:
+            power = power * base
+        exponent >>= 1
+        if exponent:
+            base = base * base
+    return power
 
 
 _inside = threading.local()
@@ -275,6 +340,8 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.linalg_solve_triangular.default: solve_triangular,
     aten.remainder.Tensor: integer_remainder,
     aten.remainder.Scalar: integer_remainder,
+    aten.pow.Tensor_Tensor: integer_power,
+    aten.pow.Tensor_Scalar: integer_power,
     aten.nonzero.default: contiguous_nonzero_of_a_mask,
     aten.copy.default: copy_as_cast,
     aten.sort.default: sort_with_nan_greatest,
@@ -305,6 +372,9 @@ def _needs(node: torch.fx.Node) -> bool:
         return isinstance(value, torch.Tensor) and not value.is_floating_point()
     if node.target in (aten.sort.default, aten.topk.default):
         return isinstance(value, torch.Tensor) and value.is_floating_point()
+    if node.target in (aten.pow.Tensor_Tensor, aten.pow.Tensor_Scalar):
+        power = node.meta.get("val")
+        return isinstance(power, torch.Tensor) and not power.is_floating_point()
     if node.target in (aten.squeeze.dim, aten.squeeze.dims):
         dims = node.args[1]
         listed = [dims] if isinstance(dims, int) else list(cast("list[int]", dims))

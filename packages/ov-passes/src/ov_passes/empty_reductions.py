@@ -10,11 +10,10 @@ multiplied by NaN: the shape stays OpenVINO's and every value becomes NaN.
 from __future__ import annotations
 
 import math
-from typing import cast
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, redirect_users
+from ov_passes.pipeline import call_function, op_name, redirect_users, reduced_dims
 
 aten = torch.ops.aten
 
@@ -34,12 +33,12 @@ def _averages_nothing(node: torch.fx.Node) -> bool:
     """Whether ``node`` reduces over dims of which one has a static size of 0."""
     x = node.args[0]
     value = x.meta.get("val") if isinstance(x, torch.fx.Node) else None
-    if not isinstance(value, torch.Tensor) or value.dim() == 0:
+    if not isinstance(x, torch.fx.Node) or not isinstance(value, torch.Tensor):
         return False
     dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
-    listed = [] if dims is None else list(dims) if isinstance(dims, list | tuple) else [dims]
-    reduced = [cast("int", d) % value.dim() for d in listed] if listed else range(value.dim())
-    return any(isinstance(value.shape[d], int) and value.shape[d] == 0 for d in reduced)
+    return any(
+        isinstance(value.shape[d], int) and value.shape[d] == 0 for d in reduced_dims(x, dims)
+    )
 
 
 def averages_of_nothing_as_nan(graph_module: torch.fx.GraphModule) -> bool:

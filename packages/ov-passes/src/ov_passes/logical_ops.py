@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node
+from ov_passes.pipeline import call_function, op_name, replace_node, truth_value
 
 aten = torch.ops.aten
 
@@ -26,13 +26,6 @@ _BITWISE = {
     "aten.logical_or.default": aten.bitwise_or.Tensor,
     "aten.logical_xor.default": aten.bitwise_xor.Tensor,
 }
-
-
-def _as_bool(graph: torch.fx.Graph, operand: torch.fx.Node) -> torch.fx.Node:
-    value = operand.meta.get("val")
-    if isinstance(value, torch.Tensor) and value.dtype == torch.bool:
-        return operand
-    return call_function(graph, aten.ne.Scalar, (operand, 0))
 
 
 def logical_ops_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
@@ -58,7 +51,7 @@ def logical_ops_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
         if bitwise is None or not all(isinstance(o, torch.fx.Node) for o in operands):
             continue
         with graph.inserting_before(node):
-            left, right = (_as_bool(graph, o) for o in operands)
+            left, right = (truth_value(graph, o) for o in operands)
             replacement = call_function(graph, bitwise, (left, right))
         replace_node(node, replacement)
         changed = True
@@ -90,11 +83,11 @@ def float_truth_as_comparisons(graph_module: torch.fx.GraphModule) -> bool:
             continue
         if name == "aten._to_copy.default" and node.kwargs.get("dtype") == torch.bool:
             with graph.inserting_before(node):
-                replace_node(node, call_function(graph, aten.ne.Scalar, (x, 0)))
+                replace_node(node, truth_value(graph, x))
             changed = True
         elif name in _TRUTH_REDUCTIONS:
             with graph.inserting_before(node):
-                node.replace_input_with(x, call_function(graph, aten.ne.Scalar, (x, 0)))
+                node.replace_input_with(x, truth_value(graph, x))
             changed = True
     return changed
 

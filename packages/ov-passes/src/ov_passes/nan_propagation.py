@@ -26,7 +26,7 @@ import operator
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, redirect_users
+from ov_passes.pipeline import call_function, op_name, redirect_users, reduced_dims
 from ov_passes.quantization import QUANTIZE
 
 aten = torch.ops.aten
@@ -57,9 +57,10 @@ def _is_float(node: object) -> bool:
     return isinstance(value, torch.Tensor) and value.is_floating_point()
 
 
-def _any_nan(graph: torch.fx.Graph, x: torch.fx.Node, dims: object) -> torch.fx.Node:
-    """``isnan(x)`` reduced with ``any`` over ``dims`` (kept), as a bool tensor."""
-    total = call_function(graph, aten.amax.default, (_nan_floats(graph, x), dims, True))
+def _any_over(graph: torch.fx.Graph, mask: torch.fx.Node, dims: list[int]) -> torch.fx.Node:
+    """A bool ``mask`` reduced with ``any`` over ``dims`` (kept): OpenVINO reduces floats, not bools."""
+    as_floats = call_function(graph, aten._to_copy.default, (mask,), {"dtype": torch.float32})
+    total = call_function(graph, aten.amax.default, (as_floats, dims, True))
     return call_function(graph, aten.ne.Scalar, (total, 0.0))
 
 
@@ -69,17 +70,11 @@ def _nan_floats(graph: torch.fx.Graph, x: torch.fx.Node) -> torch.fx.Node:
     return call_function(graph, aten._to_copy.default, (nan,), {"dtype": torch.float32})
 
 
-def _reduced_dims(x: torch.fx.Node, dims: object) -> list[int]:
-    rank = x.meta["val"].dim()
-    listed = [] if dims is None else list(dims) if isinstance(dims, list | tuple) else [dims]
-    return [d % rank for d in listed if isinstance(d, int)] if listed else list(range(rank))
-
-
 def _any_nan_over(
     graph: torch.fx.Graph, x: torch.fx.Node, dims: object, keep: bool
 ) -> torch.fx.Node:
-    every = _reduced_dims(x, dims)
-    mask = _any_nan(graph, x, every)
+    every = reduced_dims(x, dims)
+    mask = _any_over(graph, call_function(graph, aten.isnan.default, (x,)), every)
     return mask if keep else call_function(graph, aten.squeeze.dims, (mask, every))
 
 
@@ -134,22 +129,14 @@ def _undefined_softmax_rows(graph: torch.fx.Graph, x: torch.fx.Node, dim: object
     OpenVINO's CPU plugin gives NaN only at the NaN or inf itself (measured on
     2026.4: ``softmax([inf, 1, 2])`` gave ``[nan, 0, 0]``).
     """
-    dims = [dim]
+    dims = reduced_dims(x, dim)
     nan = call_function(graph, aten.isnan.default, (x,))
     positive = call_function(graph, aten.eq.Scalar, (x, float("inf")))
     poisoned = call_function(graph, aten.bitwise_or.Tensor, (nan, positive))
-    as_floats = call_function(graph, aten._to_copy.default, (poisoned,), {"dtype": torch.float32})
-    any_poisoned = call_function(graph, aten.amax.default, (as_floats, dims, True))
-    negative = call_function(graph, aten.ne.Scalar, (x, float("-inf")))
-    finite = call_function(graph, aten._to_copy.default, (negative,), {"dtype": torch.float32})
-    any_finite = call_function(graph, aten.amax.default, (finite, dims, True))
+    finite = call_function(graph, aten.ne.Scalar, (x, float("-inf")))
+    no_finite = call_function(graph, aten.logical_not.default, (_any_over(graph, finite, dims),))
     return call_function(
-        graph,
-        aten.bitwise_or.Tensor,
-        (
-            call_function(graph, aten.ne.Scalar, (any_poisoned, 0.0)),
-            call_function(graph, aten.eq.Scalar, (any_finite, 0.0)),
-        ),
+        graph, aten.bitwise_or.Tensor, (_any_over(graph, poisoned, dims), no_finite)
     )
 
 

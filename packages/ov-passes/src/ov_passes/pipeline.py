@@ -111,6 +111,25 @@ def constant_value(graph_module: torch.fx.GraphModule, value: Any) -> torch.Tens
     return found if isinstance(found, torch.Tensor) else None
 
 
+def reduced_dims(x: torch.fx.Node, dims: object) -> list[int]:
+    """The dims of ``x`` a reduction's ``dim`` argument names, each in ``0..rank-1``.
+
+    ``dims`` is an int, a list or tuple of ints, or None or empty for every
+    dim, as PyTorch's reductions read it. ``x`` must carry ``meta["val"]``.
+    """
+    rank = x.meta["val"].dim()
+    listed = [] if dims is None else list(dims) if isinstance(dims, list | tuple) else [dims]
+    return [d % max(rank, 1) for d in listed if isinstance(d, int)] if listed else list(range(rank))
+
+
+def truth_value(graph: torch.fx.Graph, x: torch.fx.Node) -> torch.fx.Node:
+    """``x`` read as bools, as PyTorch reads it: ``x != 0`` (NaN is true), or ``x`` if bool."""
+    value = x.meta.get("val")
+    if isinstance(value, torch.Tensor) and value.dtype == torch.bool:
+        return x
+    return call_function(graph, torch.ops.aten.ne.Scalar, (x, 0))
+
+
 def replace_node(node: torch.fx.Node, replacement: torch.fx.Node) -> None:
     """Give ``replacement`` the metadata and the users of ``node``, then remove ``node``."""
     replacement.meta = dict(node.meta)

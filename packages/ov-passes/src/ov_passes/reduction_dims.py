@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node
+from ov_passes.pipeline import call_function, op_name, replace_node, truth_value
 
 aten = torch.ops.aten
 
@@ -94,7 +94,7 @@ def reductions_of_scalars_as_copies(graph_module: torch.fx.GraphModule) -> bool:
             continue
         with graph.inserting_before(node):
             if result.dtype == torch.bool and value.dtype != torch.bool:
-                copy = call_function(graph, aten.ne.Scalar, (x, 0))
+                copy = truth_value(graph, x)
             else:
                 copy = call_function(graph, aten._to_copy.default, (x,), {"dtype": result.dtype})
         replace_node(node, copy)
