@@ -90,6 +90,7 @@ def reductions_of_scalars_as_copies(graph_module: torch.fx.GraphModule) -> bool:
         result = node.meta.get("val")
         if op_name(node) not in _SCALAR_REDUCTIONS or not isinstance(value, torch.Tensor):
             continue
+        assert isinstance(x, torch.fx.Node)  # it carries ``value``
         if value.dim() != 0 or not isinstance(result, torch.Tensor) or result.dim() != 0:
             continue
         with graph.inserting_before(node):
