@@ -142,3 +142,20 @@ class Checked(torch.nn.Module):
 def test_an_int64_read_by_a_checked_item_alone_stays_delegated():
     program = edge_program(Checked(), (torch.randn(8, 3), torch.tensor([2**40, 3])))
     assert sorted(narrowed_nodes(program)) == ["aten_abs_default"]
+
+
+class Squarings(torch.nn.Module):
+    def forward(self, x):
+        power = x.long()
+        for _ in range(8):
+            power = power * power
+        return power
+
+
+def test_int64_bounds_past_int64_are_unknown():
+    """int64 wraps, so an int8 squared 8 times has no bounds (and they never grow to 2**1792)."""
+    program = edge_program(Squarings(), (torch.ones(4, dtype=torch.int8),))
+    muls = [node for node in program.graph.nodes if "mul" in str(node.target)]
+    ranges = IntegerRanges(program)
+    assert ranges.of(muls[1]) == (-(2**14) * (2**14 - 128), 2**28)  # (x * x) squared, by corners
+    assert ranges.of(muls[-1]) is None

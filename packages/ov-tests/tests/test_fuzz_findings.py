@@ -374,3 +374,16 @@ def test_integer_powers_wrap_as_pytorchs():
     inputs = (a8, b8, a64, b64, u8)
     got = lowered_outputs(IntegerPowers(), *inputs)
     assert not differences(got, list(IntegerPowers()(*inputs)), [None] * 4)
+
+
+class Int16Products(torch.nn.Module):
+    def forward(self, a, b):
+        return torch.where(b > 4, a * b, a)
+
+
+def test_int16_products_wrap_as_pytorchs():
+    """OpenVINO computed this int16 chain in float32: 32767 * 32765 gave 0, where it wraps to 3."""
+    a = torch.tensor([32767, 32765, 32767, -32767, 255], dtype=torch.int16)
+    b = torch.tensor([32765, 32763, 2, 32767, 129], dtype=torch.int16)
+    got = lowered_outputs(Int16Products(), a, b)
+    assert not differences(got, [Int16Products()(a, b)], [None])

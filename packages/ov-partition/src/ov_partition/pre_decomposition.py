@@ -132,30 +132,42 @@ def integer_power(a: torch.Tensor, b: torch.Tensor | int) -> Any:
     computes in double and converts, so it saturates or rounds instead. A
     tensor exponent takes one step per bit its values can hold (7 for int8, 63
     for int64), built of ``mul`` and ``where``, which both sides compute exactly.
+    An int exponent of 0 or more takes plain products; a negative one, which
+    PyTorch refuses for integers, is kept whole.
     """
     if a.is_floating_point() or a.is_complex() or a.dtype == torch.bool:
         return NotImplemented
     if not isinstance(b, torch.Tensor):
-        return _power_of_constant(a, b)
+        if isinstance(b, bool) or not isinstance(b, int) or b < 0:
+            return NotImplemented
+        return _by_squaring(a, [bool(b >> bit & 1) for bit in range(b.bit_length())])
     if b.is_floating_point() or b.is_complex() or b.dtype == torch.bool:
         return NotImplemented
     dtype = torch.result_type(a, b)
-    base, exponent = a.to(dtype), b.to(dtype)
+    base, exponent = torch.broadcast_tensors(a.to(dtype), b.to(dtype))  # type: ignore[no-untyped-call]
     width = torch.iinfo(dtype).bits - int(dtype.is_signed)
     if dtype.is_signed:  # |b| of ``b``'s own dtype needs at most its bits (128 for int8)
         width = min(width, torch.iinfo(b.dtype).bits)
-    power = torch.ones_like(base * exponent)
     # |b| has the bits of b where b >= 0, and the parity of a negative b.
     bits = _bits(exponent.abs(), width)
-    for bit, set_here in enumerate(bits):
-        power = torch.where(set_here, power * base, power)
-        if bit + 1 < width:
-            base = base * base
+    power = _by_squaring(base, bits)
     if not dtype.is_signed:
         return power
-    a = a.to(dtype)
-    of_one = torch.where(a == -1, torch.where(bits[0], -1, 1), (a == 1).to(dtype))
+    of_one = torch.where(base == -1, torch.where(bits[0], -1, 1), (base == 1).to(dtype))
     return torch.where(exponent < 0, of_one.to(dtype), power)
+
+
+def _by_squaring(base: torch.Tensor, bits: list[bool] | list[torch.Tensor]) -> torch.Tensor:
+    """The product of ``base ** (2 ** i)`` over the bits ``i`` set, lowest first: known or tensors."""
+    power = torch.ones_like(base)
+    for position, bit in enumerate(bits):
+        if isinstance(bit, torch.Tensor):
+            power = torch.where(bit, power * base, power)
+        elif bit:
+            power = power * base
+        if position + 1 < len(bits):
+            base = base * base
+    return power
 
 
 def _bits(exponent: torch.Tensor, width: int) -> list[torch.Tensor]:
@@ -169,20 +181,6 @@ def _bits(exponent: torch.Tensor, width: int) -> list[torch.Tensor]:
         bits.append(left >= (1 << bit))
         left = torch.where(bits[-1], left - (1 << bit), left)
     return bits[::-1]
-
-
-def _power_of_constant(a: torch.Tensor, exponent: object) -> Any:
-    """``a ** exponent`` for an int ``exponent`` of 0 or more, as products; else ``NotImplemented``."""
-    if isinstance(exponent, bool) or not isinstance(exponent, int) or exponent < 0:
-        return NotImplemented
-    power, base = torch.ones_like(a), a
-    while exponent:
-        if exponent & 1:
-            power = power * base
-        exponent >>= 1
-        if exponent:
-            base = base * base
-    return power
 
 
 _inside = threading.local()
