@@ -6,7 +6,7 @@ import xxhash
 
 from ov_convert import MAGIC, VERSION, CompiledBlob, Payload, PayloadError
 from ov_convert import payload as payload_module
-from ov_convert.payload import HEADER, WIDE_INT8_WEIGHTS, _offsets
+from ov_convert.payload import WIDE_INT8_WEIGHTS, reseal
 
 XML = b"<net>" + b" " * 300 + b"</net>"  # an IR is longer than the checksum's minimum
 PAYLOAD = Payload(
@@ -31,7 +31,7 @@ def test_round_trip_and_aligned_weights():
 def test_header_records_its_own_size_and_the_sections_follow_it():
     data = PAYLOAD.to_bytes()
     version, header_size = struct.unpack_from("<II", data, 8)
-    assert (version, header_size) == (2, 96)
+    assert (version, header_size) == (3, 96)
     options_offset, options_size = struct.unpack_from("<QQ", data, 16)
     assert options_offset == header_size
     options = data[options_offset : options_offset + options_size]
@@ -48,20 +48,29 @@ def test_the_wide_int8_weights_flag_round_trips_in_the_flags_field():
     assert struct.unpack_from("<Q", PAYLOAD.to_bytes(), 88)[0] == 0
 
 
-def test_a_header_written_before_the_flags_reads_as_no_flags():
-    options = b"CPU\0"
-    sections = [options, b"T/T", XML, b"\x01\x02"]
-    offsets = _offsets(HEADER.size, [len(section) for section in sections])
-    padding = b"\0" * (offsets[-1] - offsets[-2] - len(XML))
-    body = options + b"T/T" + XML + padding + b"\x01\x02"
-    fields = [v for pair in zip(offsets, map(len, sections), strict=True) for v in pair]
-    data = HEADER.pack(MAGIC, 2, HEADER.size, *fields, xxhash.xxh3_64_intdigest(body)) + body
-    payload = Payload.from_bytes(data)
-    assert (payload.device, payload.weights, payload.wide_int8_weights) == (
-        "CPU",
-        b"\x01\x02",
-        False,
-    )
+def test_the_flags_are_under_the_checksum():
+    data = bytearray(PAYLOAD.to_bytes())
+    data[88] ^= WIDE_INT8_WEIGHTS
+    with pytest.raises(PayloadError, match="checksum does not match"):
+        Payload.from_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("bits", [2, 1 << 63, 0xF0])
+def test_unknown_flag_bits_are_refused_with_their_value(bits):
+    data = bytearray(PAYLOAD.to_bytes())
+    struct.pack_into("<Q", data, 88, bits | WIDE_INT8_WEIGHTS)
+    reseal(data)
+    with pytest.raises(PayloadError, match=rf"flags set the bits {bits:#x}, which this release"):
+        Payload.from_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("header_size", [88, 104, 120])
+def test_a_header_size_of_another_layout_is_refused(header_size):
+    data = bytearray(PAYLOAD.to_bytes())
+    struct.pack_into("<I", data, 12, header_size)
+    reseal(data)
+    with pytest.raises(PayloadError, match=rf"header_size is {header_size}; version 3 has 96"):
+        Payload.from_bytes(bytes(data))
 
 
 def test_a_device_without_properties_round_trips():
@@ -80,19 +89,20 @@ def test_newer_version_is_named():
     data = bytearray(PAYLOAD.to_bytes())
     struct.pack_into("<I", data, 8, VERSION + 1)
     with pytest.raises(
-        PayloadError, match=rf"version is {VERSION + 1}; this release reads version 2$"
+        PayloadError, match=rf"version is {VERSION + 1}; this release reads version 3$"
     ):
         Payload.from_bytes(bytes(data))
 
 
-def test_version_1_is_refused_with_what_to_do():
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_older_version_is_refused_with_what_to_do(version):
     data = bytearray(PAYLOAD.to_bytes())
-    struct.pack_into("<I", data, 8, 1)
-    with pytest.raises(PayloadError, match=r"version is 1.*lower the program again"):
+    struct.pack_into("<I", data, 8, version)
+    with pytest.raises(PayloadError, match=rf"version is {version}.*lower the program again"):
         Payload.from_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("keep", [0, 10, 87])
+@pytest.mark.parametrize("keep", [0, 10, 87, 95])
 def test_shorter_than_the_header(keep):
     data = PAYLOAD.to_bytes()[:keep]
     with pytest.raises(PayloadError, match="header"):
@@ -100,14 +110,16 @@ def test_shorter_than_the_header(keep):
 
 
 def test_truncated_weights():
-    data = PAYLOAD.to_bytes()
-    with pytest.raises(PayloadError, match="weights section"):
-        Payload.from_bytes(data[:-1])
+    data = PAYLOAD.to_bytes()[:-1]
+    with pytest.raises(PayloadError, match="checksum does not match"):
+        Payload.from_bytes(data)
+    with pytest.raises(PayloadError, match="weights section ends at"):
+        Payload.from_bytes(with_checksum(bytearray(data)))
 
 
 def with_checksum(data: bytearray) -> bytes:
-    """The bytes with the checksum of what follows the header recomputed."""
-    struct.pack_into("<Q", data, 80, xxhash.xxh3_64_intdigest(bytes(data[96:])))
+    """The bytes with the checksum of all from offset 88 on recomputed."""
+    struct.pack_into("<Q", data, 80, xxhash.xxh3_64_intdigest(bytes(data[88:])))
     return bytes(data)
 
 
@@ -129,7 +141,7 @@ def test_options_without_their_last_nul_are_refused():
         (64, 64, "weights section starts at"),
         (72, -1, "weights section ends at"),
         (72, 1, "weights section ends at"),
-        (12, 8, "options section starts at 96; this release writes it at 104"),
+        (12, 16, "options section starts at 96; this release writes it at 112"),
     ],
 )
 def test_any_layout_but_the_written_one_is_refused(field, delta, reason):
@@ -238,8 +250,5 @@ def test_a_compiled_blob_with_weights_from_a_file_gives_the_same_bytes(tmp_path)
 def test_a_blob_section_out_of_place_or_without_its_names_is_refused(change, reason):
     data = dataclasses.replace(PAYLOAD, compiled_blob=BLOB).to_bytes()
     blob_offset = struct.unpack_from("<Q", data, 96)[0]
-    changed = bytearray(change(data, blob_offset))
-    body = bytes(changed[112:])
-    struct.pack_into("<Q", changed, 80, xxhash.xxh3_64_intdigest(body))
     with pytest.raises(PayloadError, match=reason):
-        Payload.from_bytes(bytes(changed))
+        Payload.from_bytes(with_checksum(bytearray(change(data, blob_offset))))

@@ -1,11 +1,11 @@
 #include "compiled_model.h"
 
-#include <executorch/runtime/platform/log.h>
 
 #include <utility>
 #include <vector>
 
 #include "cpu_features.h"
+#include "errors.h"
 #include "model_cache.h"
 
 namespace ov_executorch {
@@ -71,10 +71,10 @@ Properties compile_properties(const PayloadView& payload) {
   }
   if ((payload.flags & kWideInt8Weights) && payload.device == "CPU" && !has_mode &&
       !int8_products_exact()) {
-    ET_LOG(Info,
-           "OpenVINO: this CPU has no VNNI, and the delegate's int8 weights exceed +-64, whose "
-           "products OpenVINO's int8 kernels would saturate here; its int8 layers run in "
-           "float32 instead, as exactly as the quantized model");
+    log_info(
+        "this CPU has no VNNI, and the delegate's int8 weights exceed +-64, whose products "
+        "OpenVINO's int8 kernels would saturate here; its int8 layers run in float32 instead, "
+        "as exactly as the quantized model");
     properties.emplace_back(kLowPrecisionKey, "NO");
   }
   return properties;

@@ -1,12 +1,7 @@
 #include "delegate.h"
 
-#include <executorch/runtime/platform/log.h>
-
-#include <functional>
-#include <future>
 #include <memory>
 #include <new>
-#include <optional>
 #include <string>
 
 #include "compiled_blob.h"
@@ -25,35 +20,17 @@ using executorch::runtime::Span;
 namespace {
 
 // Imports the payload's compiled blob when it applies here, else compiles its
-// IR, into *compiled; *imported says which. The checksum is verified while
-// OpenVINO compiles, so that it adds little to the load; a mismatch refuses
-// the delegate all the same, and explains a compile failure that corrupt
-// bytes caused. A blob is imported only once its bytes are known intact:
-// OpenVINO's import reads them as trusted.
+// IR, into *compiled; *imported says which. The payload's bytes are known
+// intact (parse_payload verified them): OpenVINO's import reads a blob as trusted.
 Error load_model(const OpenvinoApi& api, const PayloadView& payload, const Properties& properties,
                  ov_tensor_t* weights, ov_compiled_model_t** compiled, bool* imported) {
-  std::string corrupt;
-  std::future<bool> checking = std::async(std::launch::async, verify_checksum,
-                                          std::cref(payload), &corrupt);
-  std::optional<bool> intact;
-  if (payload.blob != nullptr) intact = checking.get();
   std::string blob_unused;
-  *imported = intact.value_or(false) &&
-      import_blob(api, payload, properties, compiled, &blob_unused);
+  *imported = import_blob(api, payload, properties, compiled, &blob_unused);
   if (!blob_unused.empty()) {
-    ET_LOG(Info, "OpenVINO: compiling the delegate's IR, not its compiled blob: %s",
-           blob_unused.c_str());
+    log_info("compiling the delegate's IR, not its compiled blob: %s", blob_unused.c_str());
   }
   std::string error;
-  bool ready = *imported ||
-      (intact.value_or(true) && compile_payload(api, payload, properties, weights, compiled,
-                                                &error));
-  if (!intact.has_value()) intact = checking.get();
-  if (!*intact) {
-    log_error("cannot read the delegate payload: %s", corrupt.c_str());
-    return Error::DelegateInvalidCompatibility;
-  }
-  if (!ready) {
+  if (!*imported && !compile_payload(api, payload, properties, weights, compiled, &error)) {
     log_error("%s", error.c_str());
     return Error::DelegateInvalidCompatibility;
   }

@@ -61,31 +61,57 @@ std::string printable(const std::string& text) {
   return result;
 }
 
-void log_error(const char* format, ...) {
-  va_list args;
-  va_start(args, format);
+namespace {
+
+// The printf-style message, made printable(): ExecuTorch's Python bindings
+// abort on a log line that is not UTF-8, and OpenVINO and payloads quote text
+// (an IR byte, a device string, a blob's version) verbatim.
+std::string format_printable(const char* format, va_list args) {
   va_list copy;
   va_copy(copy, args);
   int length = std::vsnprintf(nullptr, 0, format, copy);
   va_end(copy);
   std::string message(length > 0 ? static_cast<size_t>(length) : 0, '\0');
   if (length > 0) std::vsnprintf(message.data(), message.size() + 1, format, args);
-  va_end(args);
-  // ExecuTorch's Python bindings abort on a log line that is not UTF-8, and
-  // OpenVINO quotes the text it failed on (an IR byte, a device string) verbatim.
-  message = printable(message);
-  // ExecuTorch cuts a log line at a few hundred bytes: a long message goes in
-  // several lines, each cut at a character boundary.
+  return printable(message);
+}
+
+// ExecuTorch cuts a log line at a few hundred bytes: a long message goes in
+// several lines, each cut at a character boundary.
+void emit(bool is_error, const std::string& message) {
   for (size_t start = 0; start < message.size();) {
     size_t end = std::min(message.size(), start + kLogLineBytes);
     while (end < message.size() && (static_cast<unsigned char>(message[end]) & 0xC0) == 0x80) {
       --end;
     }
-    ET_LOG(Error, "OpenVINO%s %s", start == 0 ? ":" : " (continued):",
-           message.substr(start, end - start).c_str());
+    const char* prefix = start == 0 ? ":" : " (continued):";
+    std::string line = message.substr(start, end - start);
+    if (is_error) {
+      ET_LOG(Error, "OpenVINO%s %s", prefix, line.c_str());
+    } else {
+      ET_LOG(Info, "OpenVINO%s %s", prefix, line.c_str());
+    }
     start = end;
   }
+}
+
+}  // namespace
+
+void log_error(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::string message = format_printable(format, args);
+  va_end(args);
+  emit(true, message);
   last_error = std::move(message);
+}
+
+void log_info(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::string message = format_printable(format, args);
+  va_end(args);
+  emit(false, message);
 }
 
 void clear_last_error() { last_error.clear(); }

@@ -1,11 +1,12 @@
 #include "model_cache.h"
 
-#include <executorch/runtime/platform/log.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+
+#include "errors.h"
 
 namespace ov_executorch {
 namespace {
@@ -31,10 +32,9 @@ std::optional<std::string> default_cache_dir() {
   std::error_code error;
   std::filesystem::create_directories(*folder, error);
   if (error || access(folder->c_str(), W_OK | X_OK) != 0) {
-    ET_LOG(Info,
-           "OpenVINO: no model cache: cannot write the folder %s (%s); set %s to another folder, "
-           "or to none",
-           folder->c_str(), error ? error.message().c_str() : "not writable", kCacheDirVariable);
+    log_info("no model cache: cannot write the folder %s (%s); set %s to another folder, or to none",
+             folder->c_str(), error ? error.message().c_str() : "not writable",
+             kCacheDirVariable);
     return std::nullopt;
   }
   return folder;

@@ -1,6 +1,7 @@
 #include "payload.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "checksum.h"
@@ -9,10 +10,12 @@ namespace ov_executorch {
 namespace {
 
 constexpr char kMagic[8] = {'O', 'V', 'E', 'X', 'I', 'R', '\0', '\0'};
-constexpr uint32_t kVersion = 2;
-constexpr size_t kHeaderSize = 88;          // up to the checksum
-constexpr size_t kHeaderSizeWithFlags = 96;  // and the flags after it
+constexpr uint32_t kVersion = 3;
+constexpr size_t kChecksumOffset = 80;
+constexpr size_t kFlagsOffset = 88;         // where the checksummed bytes start
+constexpr size_t kHeaderSize = 96;          // up to and with the flags
 constexpr size_t kHeaderSizeWithBlob = 112;  // and the blob's offset and size after them
+constexpr uint64_t kKnownFlags = kWideInt8Weights;
 
 template <typename T>
 T read_le(const uint8_t* bytes) {
@@ -34,7 +37,7 @@ constexpr const char* kSectionNames[kMaxSections] = {"options", "signature", "xm
 constexpr size_t kAlignment = 64;  // of the weights and the blob
 
 // Where section i's offset and size are in the header.
-size_t field_offset(size_t i) { return i < 4 ? 16 + 16 * i : kHeaderSizeWithFlags; }
+size_t field_offset(size_t i) { return i < 4 ? 16 + 16 * i : kHeaderSize; }
 
 // Checks that the `count` sections lie exactly where ov_convert.payload writes
 // them: one after the other from the end of the header, the weights and the
@@ -159,23 +162,37 @@ bool parse_payload(const void* data, size_t size, PayloadView* view, std::string
     return false;
   }
   uint32_t header_size = read_le<uint32_t>(bytes + 12);
-  if (header_size < kHeaderSize || header_size > size) {
-    *error = "payload header_size is " + std::to_string(header_size) + "; version 2 needs " +
-        std::to_string(kHeaderSize) + " to " + std::to_string(size) + " (the bytes given)";
+  if ((header_size != kHeaderSize && header_size != kHeaderSizeWithBlob) || header_size > size) {
+    *error = "payload header_size is " + std::to_string(header_size) + "; version 3 has " +
+        std::to_string(kHeaderSize) + ", or " + std::to_string(kHeaderSizeWithBlob) +
+        " with a compiled blob, within the " + std::to_string(size) + " bytes given";
     return false;
   }
-  size_t count = header_size >= kHeaderSizeWithBlob ? 5 : 4;
+  // Nothing after the fixed fields is read before its bytes are known intact:
+  // the flags, the blob's fields and every section are checksummed.
+  if (size - kFlagsOffset < kMinChecksummedBytes) {
+    *error = "payload has " + std::to_string(size - kFlagsOffset) +
+        " checksummed bytes; an IR alone has more than " + std::to_string(kMinChecksummedBytes);
+    return false;
+  }
+  if (checksum(bytes + kFlagsOffset, size - kFlagsOffset) !=
+      read_le<uint64_t>(bytes + kChecksumOffset)) {
+    *error = "payload checksum does not match its bytes: the payload is corrupt";
+    return false;
+  }
+  view->flags = read_le<uint64_t>(bytes + kFlagsOffset);
+  if (view->flags & ~kKnownFlags) {
+    char text[19];
+    std::snprintf(text, sizeof(text), "0x%llx",
+                  static_cast<unsigned long long>(view->flags & ~kKnownFlags));
+    *error = std::string("payload flags set the bits ") + text +
+        ", which this runtime does not know; it knows only bit 0 (WIDE_INT8_WEIGHTS)";
+    return false;
+  }
+  size_t count = header_size == kHeaderSizeWithBlob ? 5 : 4;
   Section sections[kMaxSections]{};
   if (!read_sections(bytes, size, header_size, count, sections, error)) return false;
   const auto& [options, signature, xml, weights, blob] = sections;
-  if (size - header_size < kMinChecksummedBytes) {
-    *error = "payload has " + std::to_string(size - header_size) + " bytes after its header";
-    return false;
-  }
-  view->body = bytes + header_size;
-  view->body_size = size - header_size;
-  view->checksum = read_le<uint64_t>(bytes + 80);
-  view->flags = header_size >= kHeaderSizeWithFlags ? read_le<uint64_t>(bytes + kHeaderSize) : 0;
   if (xml.size == 0) {
     *error = "payload model XML is empty";
     return false;
@@ -189,12 +206,6 @@ bool parse_payload(const void* data, size_t size, PayloadView* view, std::string
   view->weights = weights.data;
   view->weights_size = weights.size;
   return true;
-}
-
-bool verify_checksum(const PayloadView& payload, std::string* error) {
-  if (checksum(payload.body, payload.body_size) == payload.checksum) return true;
-  *error = "payload checksum does not match its bytes: the payload is corrupt";
-  return false;
 }
 
 }  // namespace ov_executorch

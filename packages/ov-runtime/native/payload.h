@@ -22,11 +22,7 @@ struct PayloadView {
   size_t xml_size = 0;
   const uint8_t* weights = nullptr;
   size_t weights_size = 0;
-  // The checksummed bytes (all after the header) and the checksum recorded for them.
-  const uint8_t* body = nullptr;
-  size_t body_size = 0;
-  uint64_t checksum = 0;
-  // kWideInt8Weights or 0 (0 in a payload whose header predates the flags).
+  // kWideInt8Weights or 0.
   uint64_t flags = 0;
   // The model compiled at lowering (the compiled_blob compile spec), with the
   // OpenVINO version and the device's FULL_DEVICE_NAME it was made with;
@@ -49,12 +45,10 @@ constexpr char kScalarArgument = 'S';
 constexpr char kCopiedArgument = 'C';
 
 // Parses `size` bytes at `data`. Returns false and sets *error on a short
-// buffer, a wrong magic or version, sections anywhere but where
-// ov_convert.payload writes them, or options and a signature that do not parse.
-// Does not verify the checksum: see verify_checksum.
+// buffer, a wrong magic, version or header size, a checksum that does not
+// match, unknown flag bits, sections anywhere but where ov_convert.payload
+// writes them, or options and a signature that do not parse. The checksum is
+// verified before anything else past the header's fixed fields is read.
 bool parse_payload(const void* data, size_t size, PayloadView* view, std::string* error);
-
-// Whether the payload's bytes match its recorded checksum; sets *error if not.
-bool verify_checksum(const PayloadView& payload, std::string* error);
 
 }  // namespace ov_executorch

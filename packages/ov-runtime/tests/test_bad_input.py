@@ -7,9 +7,9 @@ import sys
 
 import pytest
 import torch
-import xxhash
 
 from ov_convert import MAGIC
+from ov_convert.payload import reseal
 from ov_runtime import ExecutionError, lower, run
 
 RUN_SCRIPT = """
@@ -47,11 +47,8 @@ def run_in_subprocess(path, env=None):
 
 def with_checksum(pte: bytes) -> bytes:
     """The program with its payload's checksum recomputed, so that only what a change breaks is refused."""
-    start = pte.index(MAGIC)
     data = bytearray(pte)
-    weights_offset, weights_size = struct.unpack_from("<QQ", data, start + 64)
-    body = bytes(data[start + 96 : start + weights_offset + weights_size])
-    struct.pack_into("<Q", data, start + 80, xxhash.xxh3_64_intdigest(body))
+    reseal(data, pte.index(MAGIC))
     return bytes(data)
 
 
@@ -83,14 +80,15 @@ def test_the_untouched_program_runs(pte, tmp_path):
     ("offset", "value", "reason"),
     [
         (0, b"NOTOURS\0", "does not start with this backend's magic"),
-        (8, struct.pack("<I", 99), "payload version is 99; this runtime reads version 2"),
+        (8, struct.pack("<I", 99), "payload version is 99; this runtime reads version 3"),
         (
             8,
-            struct.pack("<I", 1),
-            "version is 1; this runtime reads version 2; lower the program again",
+            struct.pack("<I", 2),
+            "version is 2; this runtime reads version 3; lower the program again",
         ),
         (12, struct.pack("<I", 40), "header_size is 40"),
-        (12, struct.pack("<I", 104), "payload options section [96, +"),
+        (12, struct.pack("<I", 104), "header_size is 104; version 3 has 96, or 112"),
+        (12, struct.pack("<I", 112), "payload options section [96, +"),
         (24, struct.pack("<Q", 1 << 40), "payload options section [96, +1099511627776)"),
         (40, struct.pack("<Q", 1 << 40), "payload signature section"),
         (56, struct.pack("<Q", 1 << 40), "payload xml section"),
@@ -102,9 +100,10 @@ def test_the_untouched_program_runs(pte, tmp_path):
     ids=[
         "magic",
         "version",
-        "version_1",
+        "version_2",
         "header_too_small",
         "header_grown",
+        "header_of_a_blob",
         "options_past_end",
         "signature_past_end",
         "xml_past_end",

@@ -4,9 +4,9 @@ import struct
 
 import pytest
 import torch
-import xxhash
 
 from ov_convert import MAGIC
+from ov_convert.payload import reseal
 from ov_runtime import ExecutionError, compile_specs, compiled_delegates, load_program, lower
 
 BLOB_FIELDS = 96  # blob_offset, blob_size in a header of 112 bytes
@@ -59,8 +59,7 @@ def patched_blob(pte: bytes, at: int, value: bytes, *, checksum: bool = True) ->
     data = bytearray(pte)
     data[start + offset + at : start + offset + at + len(value)] = value
     if checksum:
-        body = bytes(data[start + 112 : start + offset + size])
-        struct.pack_into("<Q", data, start + 80, xxhash.xxh3_64_intdigest(body))
+        reseal(data, start)
     return bytes(data)
 
 

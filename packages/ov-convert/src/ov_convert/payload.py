@@ -1,14 +1,13 @@
 r"""The delegate payload: a versioned header, the compile options, and an OpenVINO IR.
 
-Layout of version 2 (all integers little-endian; the native runtime reads the
+Layout of version 3 (all integers little-endian; the native runtime reads the
 same layout in ``native/payload.cpp``)::
 
     offset  size  field
     0       8     magic  b"OVEXIR\0\0"
-    8       4     version (uint32), 2
-    12      4     header_size (uint32): bytes of this header, 96 (88 in
-                  payloads written before the flags existed, read as flags
-                  0); a later release may append fields and make it larger
+    8       4     version (uint32), 3
+    12      4     header_size (uint32): bytes of this header, 96, or 112
+                  with a compiled blob
     16      8     options_offset (uint64)    the device and OpenVINO properties
     24      8     options_size (uint64)
     32      8     signature_offset (uint64)  the kind of each delegate argument
@@ -18,13 +17,15 @@ same layout in ``native/payload.cpp``)::
     64      8     weights_offset (uint64)    OpenVINO .bin weights, 64-byte aligned
     72      8     weights_size (uint64)
     80      8     checksum (uint64): XXH3-64 (the ``xxhash`` package's
-                  ``xxh3_64``, seed 0) of every byte after the header
+                  ``xxh3_64``, seed 0) of every byte from offset 88 on: the
+                  flags, the blob's fields and every section
     88      8     flags (uint64): bit 0, ``WIDE_INT8_WEIGHTS``: int8 weights
                   beyond +-64 multiply quantized activations (see
                   ``ov_convert.weights.int8_products_may_saturate``); the
                   runtime then computes those layers in float32 on a CPU
                   without VNNI, whose int8 kernels would saturate the
-                  products. Other bits are 0.
+                  products. Other bits are 0, and readers refuse a payload
+                  that sets one.
     96      8     blob_offset (uint64)       only in a payload with a compiled
     104     8     blob_size (uint64)         blob, whose header_size is 112
 
@@ -50,9 +51,9 @@ ends (readers accept this layout and no other):
   ``CompiledModel.export_model`` wrote. The runtime imports it when both
   strings match its own, and compiles the IR otherwise.
 
-Version 1 payloads (no options or signature) are refused: their compile specs
-were read by the runtime with rules of its own, and a program lowered again
-carries them resolved.
+Payloads of versions 1 and 2 are refused with a message to lower the program
+again: version 1 carried no options or signature, and version 2 left the flags
+outside its checksum.
 
 The IR is always carried, so that one program loads on any OpenVINO device and
 on newer releases; a compiled blob only ever adds a faster first load.
@@ -71,15 +72,17 @@ import xxhash
 from ov_convert.exceptions import PayloadError
 
 MAGIC = b"OVEXIR\0\0"
-VERSION = 2
+VERSION = 3
 HEADER = struct.Struct("<8sII9Q")
-"""The header up to the checksum: every version 2 payload has it."""
+"""The header up to the checksum."""
 FLAGS = struct.Struct("<Q")
-"""The flags after it, in a header of ``HEADER_SIZE`` bytes or more."""
+"""The flags after it, where the checksummed bytes start."""
+CHECKSUMMED_FROM = HEADER.size
 HEADER_SIZE = HEADER.size + FLAGS.size
 BLOB_FIELDS = struct.Struct("<QQ")
 """The blob's offset and size after the flags, in a payload that carries one."""
 WIDE_INT8_WEIGHTS = 1
+KNOWN_FLAGS = WIDE_INT8_WEIGHTS
 WEIGHTS_ALIGNMENT = 64
 COPY_CHUNK = 16 << 20
 """Bytes of weights :meth:`Payload.to_bytes` copies from a file at a time."""
@@ -191,15 +194,15 @@ class Payload:
         padding = b"\0" * (offsets[3] - offsets[2] - len(self.xml))
         before_weights = (options, signature, self.xml, padding)
         after_weights = (b"\0" * (offsets[-1] - offsets[3] - weights_size), blob) if blob else ()
-        if (size := sum(map(len, before_weights)) + weights_size) < MIN_CHECKSUMMED:
-            raise PayloadError(f"payload of {size} bytes after its header; an IR has more")
-        fields = [value for pair in zip(offsets[:4], sizes, strict=True) for value in pair]
-        checksum = xxhash.xxh3_64()
-        for piece in before_weights:
-            checksum.update(piece)
         flags = FLAGS.pack(WIDE_INT8_WEIGHTS if self.wide_int8_weights else 0)
         if blob:
             flags += BLOB_FIELDS.pack(offsets[-1], len(blob))
+        if (size := len(flags) + sum(map(len, before_weights)) + weights_size) < MIN_CHECKSUMMED:
+            raise PayloadError(f"payload of {size} checksummed bytes; an IR has more")
+        fields = [value for pair in zip(offsets[:4], sizes, strict=True) for value in pair]
+        checksum = xxhash.xxh3_64(flags)
+        for piece in before_weights:
+            checksum.update(piece)
 
         def header() -> bytes:
             for piece in after_weights:
@@ -230,13 +233,14 @@ class Payload:
 
         Raises:
             PayloadError: The bytes are shorter than the header, carry another
-                magic or version, lay their sections out otherwise than
-                :meth:`to_bytes` does, fail the checksum, or hold options or a
-                signature that do not parse.
+                magic, version or header size, fail the checksum, set unknown
+                flag bits, lay their sections out otherwise than
+                :meth:`to_bytes` does, or hold options or a signature that do
+                not parse.
         """
-        if len(data) < HEADER.size:
+        if len(data) < HEADER_SIZE:
             raise PayloadError(
-                f"payload has {len(data)} bytes; the header alone needs {HEADER.size}"
+                f"payload has {len(data)} bytes; the header alone needs {HEADER_SIZE}"
             )
         magic, version, header_size, *fields, checksum = HEADER.unpack_from(data)
         if magic != MAGIC:
@@ -246,18 +250,27 @@ class Payload:
                 f"payload version is {version}; this release reads version {VERSION}"
                 + ("; lower the program again with this release" if version < VERSION else "")
             )
-        if not HEADER.size <= header_size <= len(data):
+        sizes = (HEADER_SIZE, HEADER_SIZE + BLOB_FIELDS.size)
+        if header_size not in sizes or header_size > len(data):
             raise PayloadError(
-                f"payload header_size is {header_size}; expected {HEADER.size} to {len(data)}"
+                f"payload header_size is {header_size}; version {VERSION} has {sizes[0]}, or "
+                f"{sizes[1]} with a compiled blob, within the {len(data)} bytes given"
             )
-        flags = FLAGS.unpack_from(data, HEADER.size)[0] if header_size >= HEADER_SIZE else 0
-        if header_size >= HEADER_SIZE + BLOB_FIELDS.size:
+        if len(data) - CHECKSUMMED_FROM < MIN_CHECKSUMMED:
+            raise PayloadError(
+                f"payload has {len(data) - CHECKSUMMED_FROM} checksummed bytes; an IR has more"
+            )
+        if xxhash.xxh3_64_intdigest(memoryview(data)[CHECKSUMMED_FROM:]) != checksum:
+            raise PayloadError("payload checksum does not match its bytes: the payload is corrupt")
+        (flags,) = FLAGS.unpack_from(data, CHECKSUMMED_FROM)
+        if unknown := flags & ~KNOWN_FLAGS:
+            raise PayloadError(
+                f"payload flags set the bits {unknown:#x}, which this release does not know; it "
+                f"knows only bit 0 (WIDE_INT8_WEIGHTS)"
+            )
+        if header_size == sizes[1]:
             fields += BLOB_FIELDS.unpack_from(data, HEADER_SIZE)
         _check_layout(data, header_size, fields)
-        if len(data) - header_size < MIN_CHECKSUMMED:
-            raise PayloadError(f"payload has {len(data) - header_size} bytes after its header")
-        if xxhash.xxh3_64_intdigest(memoryview(data)[header_size:]) != checksum:
-            raise PayloadError("payload checksum does not match its bytes: the payload is corrupt")
         options, signature, xml, weights, *blob = (
             data[offset : offset + size]
             for offset, size in zip(fields[::2], fields[1::2], strict=True)
@@ -283,8 +296,29 @@ class Payload:
         )
 
 
+def payload_end(data: bytes | bytearray, start: int = 0) -> int:
+    """Where the payload that starts at ``start`` of ``data`` ends, read from its header.
+
+    The end of its last section: the blob in a header of 112 bytes, else the
+    weights. Finds a payload inside a serialized program; nothing is verified.
+    """
+    last = HEADER_SIZE if struct.unpack_from("<I", data, start + 12)[0] > HEADER_SIZE else 64
+    offset, size = struct.unpack_from("<QQ", data, start + last)
+    return int(start + offset + size)
+
+
+def reseal(data: bytearray, start: int = 0) -> None:
+    """Recompute in place the checksum of the payload at ``start`` of ``data``.
+
+    What a crafted program carries, so that a test or the fuzzer reaches the
+    checks that come after the checksum.
+    """
+    body = memoryview(data)[start + CHECKSUMMED_FROM : payload_end(data, start)]
+    struct.pack_into("<Q", data, start + HEADER.size - 8, xxhash.xxh3_64_intdigest(body))
+
+
 MIN_CHECKSUMMED = 241
-"""The fewest bytes after the header; the runtime's checksum takes no fewer (an IR has more)."""
+"""The fewest checksummed bytes; the runtime's checksum takes no fewer (an IR has more)."""
 
 _SECTIONS = ("options", "signature", "xml", "weights", "blob")
 _ALIGNED = frozenset({"weights", "blob"})

@@ -33,10 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-import xxhash
 
 from ov_convert import MAGIC
-from ov_convert.payload import HEADER_SIZE
+from ov_convert.payload import HEADER_SIZE, payload_end, reseal
 
 CORRUPT = "corrupt"
 CRAFTED = "crafted"
@@ -116,8 +115,7 @@ def mutations(payload: bytes, count: int, seed: int = 0) -> Iterator[Mutation]:
 def payload_of(program: bytes) -> tuple[int, bytes]:
     """Where the program's (only) payload starts, and its bytes."""
     start = program.index(MAGIC)
-    weights_offset, weights_size = struct.unpack_from("<QQ", program, start + 64)
-    return start, program[start : start + weights_offset + weights_size]
+    return start, program[start : payload_end(program, start)]
 
 
 def apply(program: bytes, mutation: Mutation) -> bytes:
@@ -130,8 +128,7 @@ def apply(program: bytes, mutation: Mutation) -> bytes:
     if mutation.keep is not None:
         payload[mutation.keep :] = bytes(len(payload) - mutation.keep)
     if mutation.kind == CRAFTED and len(payload) > HEADER_SIZE:
-        checksum = xxhash.xxh3_64_intdigest(bytes(payload[HEADER_SIZE:]))
-        struct.pack_into("<Q", payload, 80, checksum)
+        reseal(payload)
     return program[:start] + bytes(payload) + program[end:]
 
 
