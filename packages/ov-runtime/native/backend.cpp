@@ -15,6 +15,7 @@
 #include "ov_executorch/backend.h"
 #include "delegate.h"
 #include "errors.h"
+#include "ir_outline.h"
 #include "openvino_api.h"
 #include "payload.h"
 
@@ -38,6 +39,22 @@ using executorch::runtime::FreeableBuffer;
 using executorch::runtime::Result;
 using executorch::runtime::Span;
 
+// Parses and checks the payload as far as can be done before OpenVINO reads
+// it: its layout, checksum and flags (parse_payload), then the bounds of its
+// XML and its signature against the IR (ir_outline.h). Logs the reason and
+// returns false when it is refused.
+bool read_payload(const void* data, size_t size, PayloadView* payload) {
+  std::string error;
+  IrOutline outline;
+  if (!parse_payload(data, size, payload, &error) ||
+      !outline_ir(payload->xml, payload->xml_size, &outline, &error) ||
+      !check_signature(*payload, outline, &error)) {
+    log_error("cannot read the delegate payload: %s", error.c_str());
+    return false;
+  }
+  return true;
+}
+
 class OpenvinoBackend final : public BackendInterface {
  public:
   bool is_available() const override {
@@ -60,8 +77,7 @@ class OpenvinoBackend final : public BackendInterface {
       return Error::NotSupported;
     }
     PayloadView payload;
-    if (!parse_payload(processed->data(), processed->size(), &payload, &error)) {
-      log_error("cannot read the delegate payload: %s", error.c_str());
+    if (!read_payload(processed->data(), processed->size(), &payload)) {
       return Error::DelegateInvalidCompatibility;
     }
     Result<Delegate*> delegate = Delegate::create(*api, std::move(*processed), payload);
@@ -111,6 +127,13 @@ const std::string& registration_error() {
 
 const char* ov_executorch_registration_error() {
   return ov_executorch::registration_error().c_str();
+}
+
+int ov_executorch_check_payload(const void* data, size_t size) {
+  ov_executorch::clear_last_error();
+  ov_executorch::PayloadView payload;
+  if (ov_executorch::read_payload(data, size, &payload)) return 0;
+  return static_cast<int>(executorch::runtime::Error::DelegateInvalidCompatibility);
 }
 
 int ov_executorch_register_backend(void) {

@@ -27,6 +27,13 @@ OV_EXECUTORCH_EXPORT const char* ov_executorch_element_type(int scalar_type);
 // it against the xxhash package, and a benchmark time it.
 OV_EXECUTORCH_EXPORT uint64_t ov_executorch_checksum(const uint8_t* data, size_t size);
 
+// Reads and checks a delegate payload (its processed bytes) as a delegate's
+// init does before OpenVINO reads any of it: layout, checksum, flags, the
+// bounds of its XML and its signature against the IR. Compiles nothing.
+// Returns 0 when init would hand it to OpenVINO, else an ExecuTorch Error code
+// with the reason as the thread's last error (ov_executorch_take_last_error).
+OV_EXECUTORCH_EXPORT int ov_executorch_check_payload(const void* data, size_t size);
+
 // 1 where this CPU computes OpenVINO's u8 x s8 int8 products exactly for any
 // 8-bit values (VNNI, or not x86), else 0: a delegate with wide int8 weights
 // then compiles without the CPU plugin's low-precision transformations.

@@ -14,6 +14,7 @@ from ov_runtime.native.library import (
     load_backend,
     native_checksum,
     native_element_type,
+    payload_refusal,
     register_at_import,
     take_last_error,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "load_backend",
     "native_checksum",
     "native_element_type",
+    "payload_refusal",
     "register_at_import",
     "take_last_error",
 ]

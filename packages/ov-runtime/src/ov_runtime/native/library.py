@@ -65,6 +65,7 @@ def _library() -> ctypes.CDLL:
     ]
     library.ov_executorch_take_last_error.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     library.ov_executorch_checksum.restype = ctypes.c_uint64
+    library.ov_executorch_check_payload.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     library.ov_executorch_checksum.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     logger.debug("loaded the %s backend from %s", BACKEND_ID, path)
     return library
@@ -185,6 +186,27 @@ def native_checksum(data: bytes) -> int:
     ``xxhash`` package's ``xxh3_64_intdigest``, which lowering writes.
     """
     return int(load_backend().ov_executorch_checksum(data, len(data)))
+
+
+def payload_refusal(payload: bytes) -> str:
+    """Why the native runtime refuses a delegate payload before OpenVINO reads it; "" if it does not.
+
+    Runs the checks a delegate's ``init`` runs first, and compiles nothing:
+    the layout, the checksum (verified before any section is read), the
+    flags, the XML's nesting depth and element count, and the signature
+    against the IR's Parameters and Results. A refusal is also logged, as
+    ``init`` logs it.
+
+    Args:
+        payload: One delegate's processed bytes (from ``OVEXIR`` to the end
+            of its last section).
+
+    Raises:
+        BackendUnavailableError: The native backend cannot be loaded.
+    """
+    if load_backend().ov_executorch_check_payload(payload, len(payload)) == 0:
+        return ""
+    return take_last_error()
 
 
 def _text(value: bytes | None) -> str:
