@@ -34,6 +34,24 @@ def test_bad_device_names_key_and_value(device):
         parse(("device", device.encode()))
 
 
+@pytest.mark.parametrize(
+    ("device", "repeated"),
+    [
+        ("AUTO:CPU,CPU", "CPU"),
+        ("MULTI:CPU,GPU,CPU", "CPU"),
+        ("HETERO:GPU,GPU.0", "GPU.0"),
+        ("AUTO:GPU.1,CPU,GPU.1", "GPU.1"),
+    ],
+)
+def test_a_device_list_that_names_a_device_twice_is_refused(device, repeated):
+    with pytest.raises(CompileSpecError, match=rf"names the device '{repeated}' twice"):
+        parse(("device", device.encode()))
+
+
+def test_a_device_list_of_distinct_devices_is_kept():
+    assert parse(("device", b"MULTI:GPU.0,GPU.1,CPU")).device == "MULTI:GPU.0,GPU.1,CPU"
+
+
 def test_other_devices_keep_openvinos_precision_unless_asked():
     assert parse(("device", b"GPU")).effective_precision is None
     assert parse(("device", b"GPU"), ("inference_precision", b"f16")).effective_precision == "f16"
@@ -123,7 +141,7 @@ def test_target_names_are_full_for_aten_and_edge_targets():
         ("CPU", True),
         ("AUTO:CPU", True),
         ("HETERO:CPU", True),
-        ("MULTI:CPU,CPU", True),
+        ("MULTI:CPU.0,CPU.1", True),
         ("AUTO", False),
         ("GPU", False),
         ("HETERO:GPU,CPU", False),

@@ -190,7 +190,7 @@ class Payload:
         blob = b"" if self.compiled_blob is None else self.compiled_blob.to_bytes()
         sizes = [len(options), len(signature), len(self.xml), weights_size]
         header_size = HEADER_SIZE + (BLOB_FIELDS.size if blob else 0)
-        offsets = _offsets(header_size, [*sizes, len(blob)] if blob else sizes)
+        offsets = section_offsets(header_size, [*sizes, len(blob)] if blob else sizes)
         padding = b"\0" * (offsets[3] - offsets[2] - len(self.xml))
         before_weights = (options, signature, self.xml, padding)
         after_weights = (b"\0" * (offsets[-1] - offsets[3] - weights_size), blob) if blob else ()
@@ -307,13 +307,15 @@ def payload_end(data: bytes | bytearray, start: int = 0) -> int:
     return int(start + offset + size)
 
 
-def reseal(data: bytearray, start: int = 0) -> None:
-    """Recompute in place the checksum of the payload at ``start`` of ``data``.
+def reseal(data: bytearray, start: int = 0, end: int | None = None) -> None:
+    """Recompute in place the checksum of the payload from ``start`` to ``end`` of ``data``.
 
     What a crafted program carries, so that a test or the fuzzer reaches the
-    checks that come after the checksum.
+    checks that come after the checksum. ``end`` defaults to
+    :func:`payload_end`.
     """
-    body = memoryview(data)[start + CHECKSUMMED_FROM : payload_end(data, start)]
+    end = payload_end(data, start) if end is None else end
+    body = memoryview(data)[start + CHECKSUMMED_FROM : end]
     struct.pack_into("<Q", data, start + HEADER.size - 8, xxhash.xxh3_64_intdigest(body))
 
 
@@ -324,8 +326,12 @@ _SECTIONS = ("options", "signature", "xml", "weights", "blob")
 _ALIGNED = frozenset({"weights", "blob"})
 
 
-def _offsets(start: int, sizes: list[int]) -> list[int]:
-    """Where each section starts: one after the other from ``start``, the weights and blob 64-byte aligned."""
+def section_offsets(start: int, sizes: list[int]) -> list[int]:
+    """Where each section of ``sizes`` starts in a payload whose header has ``start`` bytes.
+
+    One after the other, in the order options, signature, xml, weights, blob,
+    the weights and the blob at the next 64-byte boundary.
+    """
     offsets = []
     for name, size in zip(_SECTIONS[: len(sizes)], sizes, strict=True):
         if name in _ALIGNED:
@@ -338,7 +344,7 @@ def _offsets(start: int, sizes: list[int]) -> list[int]:
 def _check_layout(data: bytes, header_size: int, fields: list[int]) -> None:
     """Refuse any layout but the one :meth:`Payload.to_bytes` writes."""
     offsets, sizes = fields[::2], fields[1::2]
-    expected_offsets = _offsets(header_size, sizes)
+    expected_offsets = section_offsets(header_size, sizes)
     for name, offset, expected in zip(
         _SECTIONS[: len(offsets)], offsets, expected_offsets, strict=True
     ):

@@ -74,6 +74,27 @@ def runs_on_cpu_only(device: str) -> bool:
     return all(name.split(".", 1)[0] == "CPU" for name in names)
 
 
+def _repeated_device(device: str) -> str | None:
+    """The first device that an OpenVINO device list names twice, or None.
+
+    ``AUTO:CPU,CPU`` names ``CPU`` twice, and ``HETERO:GPU,GPU.0`` names the
+    first GPU twice (``GPU`` is ``GPU.0``). OpenVINO accepts such lists, and
+    ``AUTO:CPU,CPU`` and ``MULTI:CPU,CPU`` returned the first call's output
+    shape for later calls of a dynamic program (OpenVINO 2026.4.1), so they
+    are refused at lowering and by the runtime.
+    """
+    if ":" not in device:
+        return None
+    seen: set[str] = set()
+    for name in device.split(":", 1)[1].split(","):
+        plugin, _, index = name.partition(".")
+        key = f"{plugin}.{index or '0'}"
+        if key in seen:
+            return name
+        seen.add(key)
+    return None
+
+
 def _key(*, values: str, default: str, about: str, value: str | None = None) -> Any:
     """Declare a compile spec key: a dataclass field whose metadata describes it.
 
@@ -249,6 +270,11 @@ class OpenvinoOptions:
                 f"compile spec {DEVICE!r} has the value {self.device!r}; expected an OpenVINO "
                 "device string such as 'CPU', 'GPU', 'GPU.1', 'NPU' or 'AUTO:GPU,CPU' "
                 "(upper case, no spaces)"
+            )
+        if (repeated := _repeated_device(self.device)) is not None:
+            raise CompileSpecError(
+                f"compile spec {DEVICE!r} has the value {self.device!r}, which names the device "
+                f"{repeated!r} twice; name each device once ('AUTO:GPU,CPU')"
             )
         if self.compiled_blob == "true" and not _SINGLE_DEVICE.fullmatch(self.device):
             raise CompileSpecError(
