@@ -55,7 +55,7 @@ def blob_section(pte: bytes) -> tuple[int, int, int]:
 
 def patched_blob(pte: bytes, at: int, value: bytes, *, checksum: bool = True) -> bytes:
     """``pte`` with ``value`` written ``at`` bytes into its blob section, the checksum made to match."""
-    start, offset, size = blob_section(pte)
+    start, offset, _ = blob_section(pte)
     data = bytearray(pte)
     data[start + offset + at : start + offset + at + len(value)] = value
     if checksum:

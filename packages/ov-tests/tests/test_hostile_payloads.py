@@ -230,3 +230,11 @@ def test_xml_the_converter_never_writes_is_refused_with_what_it_holds(lowered, x
     pte = crafted(lowered, "static", xml=xml + b" " * 300)
     with pytest.raises(ExecutionError, match=reason):
         load_program(pte).load_method("forward")
+
+
+def test_inspecting_a_hostile_program_reports_why_without_reading_it(lowered):
+    from ov_runtime import inspect_program
+
+    report = inspect_program(crafted(lowered, "static", xml=nested_rt_info(lowered, 120_000)))
+    (delegate,) = report.delegates
+    assert "nests elements more than 128 deep" in delegate.problem

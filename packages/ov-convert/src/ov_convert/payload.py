@@ -238,38 +238,7 @@ class Payload:
                 :meth:`to_bytes` does, or hold options or a signature that do
                 not parse.
         """
-        if len(data) < HEADER_SIZE:
-            raise PayloadError(
-                f"payload has {len(data)} bytes; the header alone needs {HEADER_SIZE}"
-            )
-        magic, version, header_size, *fields, checksum = HEADER.unpack_from(data)
-        if magic != MAGIC:
-            raise PayloadError(f"payload magic is {magic!r}; expected {MAGIC!r}")
-        if version != VERSION:
-            raise PayloadError(
-                f"payload version is {version}; this release reads version {VERSION}"
-                + ("; lower the program again with this release" if version < VERSION else "")
-            )
-        sizes = (HEADER_SIZE, HEADER_SIZE + BLOB_FIELDS.size)
-        if header_size not in sizes or header_size > len(data):
-            raise PayloadError(
-                f"payload header_size is {header_size}; version {VERSION} has {sizes[0]}, or "
-                f"{sizes[1]} with a compiled blob, within the {len(data)} bytes given"
-            )
-        if len(data) - CHECKSUMMED_FROM < MIN_CHECKSUMMED:
-            raise PayloadError(
-                f"payload has {len(data) - CHECKSUMMED_FROM} checksummed bytes; an IR has more"
-            )
-        if xxhash.xxh3_64_intdigest(memoryview(data)[CHECKSUMMED_FROM:]) != checksum:
-            raise PayloadError("payload checksum does not match its bytes: the payload is corrupt")
-        (flags,) = FLAGS.unpack_from(data, CHECKSUMMED_FROM)
-        if unknown := flags & ~KNOWN_FLAGS:
-            raise PayloadError(
-                f"payload flags set the bits {unknown:#x}, which this release does not know; it "
-                f"knows only bit 0 (WIDE_INT8_WEIGHTS)"
-            )
-        if header_size == sizes[1]:
-            fields += BLOB_FIELDS.unpack_from(data, HEADER_SIZE)
+        header_size, fields, flags = _verified_header(data)
         _check_layout(data, header_size, fields)
         options, signature, xml, weights, *blob = (
             data[offset : offset + size]
@@ -339,6 +308,44 @@ def section_offsets(start: int, sizes: list[int]) -> list[int]:
         offsets.append(start)
         start += size
     return offsets
+
+
+def _verified_header(data: bytes) -> tuple[int, list[int], int]:
+    """The header size, the sections' offsets and sizes, and the flags, once the checksum matches.
+
+    Nothing past the header's fixed fields is read before the checksum is verified.
+    """
+    if len(data) < HEADER_SIZE:
+        raise PayloadError(f"payload has {len(data)} bytes; the header alone needs {HEADER_SIZE}")
+    magic, version, header_size, *fields, checksum = HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise PayloadError(f"payload magic is {magic!r}; expected {MAGIC!r}")
+    if version != VERSION:
+        raise PayloadError(
+            f"payload version is {version}; this release reads version {VERSION}"
+            + ("; lower the program again with this release" if version < VERSION else "")
+        )
+    sizes = (HEADER_SIZE, HEADER_SIZE + BLOB_FIELDS.size)
+    if header_size not in sizes or header_size > len(data):
+        raise PayloadError(
+            f"payload header_size is {header_size}; version {VERSION} has {sizes[0]}, or "
+            f"{sizes[1]} with a compiled blob, within the {len(data)} bytes given"
+        )
+    if len(data) - CHECKSUMMED_FROM < MIN_CHECKSUMMED:
+        raise PayloadError(
+            f"payload has {len(data) - CHECKSUMMED_FROM} checksummed bytes; an IR has more"
+        )
+    if xxhash.xxh3_64_intdigest(memoryview(data)[CHECKSUMMED_FROM:]) != checksum:
+        raise PayloadError("payload checksum does not match its bytes: the payload is corrupt")
+    (flags,) = FLAGS.unpack_from(data, CHECKSUMMED_FROM)
+    if unknown := flags & ~KNOWN_FLAGS:
+        raise PayloadError(
+            f"payload flags set the bits {unknown:#x}, which this release does not know; it "
+            f"knows only bit 0 (WIDE_INT8_WEIGHTS)"
+        )
+    if header_size == sizes[1]:
+        fields += BLOB_FIELDS.unpack_from(data, HEADER_SIZE)
+    return header_size, fields, flags
 
 
 def _check_layout(data: bytes, header_size: int, fields: list[int]) -> None:

@@ -28,7 +28,7 @@ from ov_partition import converts
 from ov_runtime.exceptions import ExecutionError
 from ov_runtime.facade.lowering import LoweredProgram, lower
 from ov_runtime.facade.running import check_identifier
-from ov_runtime.native import int8_products_exact
+from ov_runtime.native import int8_products_exact, payload_refusal
 from ov_spec import BACKEND_ID
 
 _T = TypeVar("_T")
@@ -255,6 +255,9 @@ def _delegates(program: Program) -> list[DelegateReport]:
 
 
 def _read_payload(method: str, data: bytes) -> DelegateReport:
+    # OpenVINO reads nothing the runtime would refuse (a hostile XML exhausts its reader's memory).
+    if refusal := payload_refusal(data):
+        raise PayloadError(refusal)
     payload = Payload.from_bytes(data)
     model = _read_model(ov.Core(), payload)
     return DelegateReport(

@@ -18,6 +18,7 @@ crafted one makes it match, as a hostile program would.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import struct
 from collections.abc import Iterator, Mapping
@@ -248,21 +249,15 @@ def mutations(payload: bytes, program: str, count: int, seed: int = 0) -> Iterat
         families += ["blob_strings"] * 2
     for index in range(count):
         family = generator.choice(families)
-        common = {"index": index, "program": program, "through_executorch": index % 4 == 1}
+        base = Mutation(index, program, CRAFTED, family, "", same_model=True,
+                        through_executorch=index % 4 == 1)  # fmt: skip
         if family == "bytes":
-            yield _bytes_mutation(payload, sections, generator, common)
+            yield _bytes_mutation(payload, sections, generator, base)
             continue
         if family == "flags":
             bits = generator.choice((2, 4, 1 << 63, generator.getrandbits(64) | 2, 1))
             writes = ((CHECKSUMMED_FROM, struct.pack("<Q", bits)),)
-            yield Mutation(
-                **common,
-                kind=CRAFTED,
-                family=family,
-                what=f"flags {bits:#x}",
-                same_model=True,
-                writes=writes,
-            )
+            yield dataclasses.replace(base, what=f"flags {bits:#x}", writes=writes)
             continue
         name, draw = {
             "options": ("options", _options),
@@ -271,34 +266,28 @@ def mutations(payload: bytes, program: str, count: int, seed: int = 0) -> Iterat
             "nesting": ("xml", _nesting),
         }[family]
         what, section = draw(sections, generator)
-        yield Mutation(
-            **common,
-            kind=CRAFTED,
-            family=family,
-            what=what,
-            same_model=True,
-            sections=((name, section),),
-        )
+        yield dataclasses.replace(base, what=what, sections=((name, section),))
 
 
 def _bytes_mutation(
-    payload: bytes, sections: Mapping[str, bytes], generator: random.Random, common: dict
+    payload: bytes, sections: Mapping[str, bytes], generator: random.Random, base: Mutation
 ) -> Mutation:
-    kind = CRAFTED if generator.random() < 0.25 else CORRUPT
+    """A cut or a changed byte; the model changes, so a crafted one may compute otherwise."""
+    base = dataclasses.replace(
+        base, kind=CRAFTED if generator.random() < 0.25 else CORRUPT, same_model=False
+    )
     choice = generator.randrange(6 if "blob" in sections else 5)
     if choice == 0:
         keep = generator.randrange(len(payload))
-        return Mutation(**common, kind=kind, family="bytes", what=f"cut to {keep} bytes", keep=keep)
+        return dataclasses.replace(base, what=f"cut to {keep} bytes", keep=keep)
     if choice == 1:
         offset = generator.randrange(8, HEADER_SIZE)
         size = generator.choice((1, 4, 8))
         value = generator.choice(
             (bytes(size), b"\xff" * size, generator.randbytes(size), b"\x80" * size)
         )
-        return Mutation(
-            **common,
-            kind=kind,
-            family="bytes",
+        return dataclasses.replace(
+            base,
             what=f"header bytes at {offset}",
             writes=((offset, value),),
         )
@@ -310,10 +299,8 @@ def _bytes_mutation(
     value = bytes([generator.choice((0x00, 0x22, 0x3C, 0x80, 0xEA, 0xFF, 0xC3, 0x41))])
     if name != "xml" or generator.random() < 0.3:
         value = bytes([payload[offset] ^ (1 << generator.randrange(8))])
-    return Mutation(
-        **common,
-        kind=kind,
-        family="bytes",
+    return dataclasses.replace(
+        base,
         what=f"{name} byte at {offset}",
         writes=((offset, value),),
     )
