@@ -198,13 +198,29 @@ def test_deeply_nested_xml_is_refused_in_under_a_second_and_100_mib(lowered, tmp
     assert reason in result.stderr
 
 
-def test_deeply_nested_xml_is_refused_through_executorch_runtime(lowered, tmp_path):
-    pte = crafted(lowered, "static", xml=nested_rt_info(lowered, 120_000))
+@pytest.mark.parametrize(
+    ("checksum", "reason"),
+    [(True, b"nests elements more than 128 deep"), (False, b"checksum does not match")],
+    ids=["crafted", "damaged"],
+)
+def test_deeply_nested_xml_is_refused_through_executorch_runtime(
+    lowered, tmp_path, checksum, reason
+):
+    # A damaged copy is refused by its checksum before OpenVINO reads a byte of it.
+    pte = crafted(lowered, "static", checksum=checksum, xml=nested_rt_info(lowered, 120_000))
     start = time.perf_counter()
     result = through_executorch(pte, tmp_path)
     assert time.perf_counter() - start < 60  # OpenVINO took 27-57 s and 24 GB before it failed
     assert b"refused:" in result.stdout
-    assert b"nests elements more than 128 deep" in result.stderr
+    assert reason in result.stderr
+
+
+def test_a_flag_changed_by_damage_fails_the_checksum(lowered):
+    pte_file, payload = lowered["static"]
+    data = bytearray(payload)
+    data[88] ^= 1  # WIDE_INT8_WEIGHTS, outside the checksum in payload version 2
+    with pytest.raises(ExecutionError, match="checksum does not match its bytes"):
+        load_program(with_payload(pte_file, bytes(data))).load_method("forward")
 
 
 def test_nesting_within_the_bound_still_loads_and_computes(lowered):
