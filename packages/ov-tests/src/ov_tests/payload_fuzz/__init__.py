@@ -11,7 +11,7 @@ outputs, and a crafted one that keeps the model must be refused or give the
 same outputs (to within a property's effect).
 
 Run ``python -m ov_tests.payload_fuzz --mutations 10000 --jobs 2`` for a long
-run; the quick test tier runs 400 mutations and the full tier 3,000 more.
+run; the quick test tier runs 100 mutations and the full tier 3,200 more.
 """
 
 from ov_tests.payload_fuzz.mutations import CORRUPT, CRAFTED, Mutation, apply, mutations, relaid
