@@ -234,3 +234,20 @@ def test_a_cond_goes_whole_with_its_graphs_unless_a_branch_holds_a_refused_op():
     assert node_tags[conds[1].name] is None
     reason = partitioner.rejections[conds[1].name]
     assert "its graph" in reason and "skip_ops" in reason
+
+
+def test_a_cat_of_more_tensors_than_the_runtime_takes_stays_on_cpu():
+    from ov_partition.op_support import MAX_CAT_INPUTS
+
+    class Wide(torch.nn.Module):
+        def forward(self, x):
+            return torch.cat([x] * (MAX_CAT_INPUTS + 1)) + 1
+
+    partitioner = OpenvinoPartitioner()
+    tagged = tags(
+        partitioner.partition(edge_program(Wide(), torch.ones(1, 2))).tagged_exported_program
+    )
+    cat = next(name for name in tagged if "cat" in name)
+    assert tagged[cat] is None
+    assert f"cat of {MAX_CAT_INPUTS + 1} tensors" in partitioner.rejections[cat]
+    assert any(tag is not None for tag in tagged.values())  # the add is delegated

@@ -80,12 +80,12 @@ Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& proc
     log_error("cannot create an infer request: %s", api.describe(status).c_str());
     return Error::DelegateInvalidHandle;
   }
-  Error bound = delegate->bind_ports(payload);
+  Error bound = delegate->bind_ports(payload, imported);
   if (bound != Error::Ok) return bound;
   return delegate.release();
 }
 
-Error Delegate::bind_ports(const PayloadView& payload) {
+Error Delegate::bind_ports(const PayloadView& payload, bool imported) {
   for (bool is_input : {true, false}) {
     const char* kind = is_input ? "input" : "output";
     const std::string& signature = is_input ? payload.inputs : payload.outputs;
@@ -114,7 +114,11 @@ Error Delegate::bind_ports(const PayloadView& payload) {
         log_error("cannot read %s %zu of the compiled model: %s", kind, i, error.c_str());
         return Error::DelegateInvalidHandle;
       }
-      arguments[i].binding = choose_binding(signature[i], arguments[i].port, is_input);
+      // The signature was checked against the payload's IR (ir_outline.h), which
+      // an imported blob need not be: the blob's outputs are copied, never bound.
+      char letter = !is_input && imported && signature[i] == kTensorArgument ? kCopiedArgument
+                                                                            : signature[i];
+      arguments[i].binding = choose_binding(letter, arguments[i].port, is_input);
     }
   }
   return Error::Ok;

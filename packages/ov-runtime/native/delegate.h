@@ -38,8 +38,9 @@ class Delegate {
  private:
   Delegate(const OpenvinoApi& api, executorch::runtime::FreeableBuffer&& processed);
 
-  // Reads the compiled model's ports and binds them per the payload's signature.
-  executorch::runtime::Error bind_ports(const PayloadView& payload);
+  // Reads the compiled model's ports and binds them per the payload's signature;
+  // every tensor output of a model `imported` from the payload's blob is copied.
+  executorch::runtime::Error bind_ports(const PayloadView& payload, bool imported);
 
   const OpenvinoApi& api_;
   executorch::runtime::FreeableBuffer processed_;

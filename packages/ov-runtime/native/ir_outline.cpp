@@ -42,6 +42,19 @@ std::optional<uint64_t> decimal(std::string_view text) {
   return value;
 }
 
+// A layer type as the converter writes it: an opset name, letters, digits and
+// '_'. Anything else (an entity such as "&#80;", which pugixml decodes) is
+// refused rather than read otherwise than OpenVINO would.
+bool is_plain_name(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string_view attribute(const std::vector<Attribute>& attributes, std::string_view name) {
   for (const auto& attribute : attributes) {
     if (attribute.name == name) return attribute.value;  // the first, as OpenVINO's reader
@@ -103,11 +116,16 @@ bool Scanner::scan() {
     at_ = static_cast<const char*>(next) + 1;
     std::string_view rest(at_, static_cast<size_t>(end_ - at_));
     bool ok = true;
+    // Each terminator is looked for after its opener, as XML (and pugixml) reads
+    // them: "<!-->" opens a comment that does not close there.
     if (rest.substr(0, 1) == "?") {
+      at_ += 1;
       ok = skip_past("?>", "a processing instruction");
     } else if (rest.substr(0, 3) == "!--") {
+      at_ += 3;
       ok = skip_past("-->", "a comment");
     } else if (rest.substr(0, 8) == "![CDATA[") {
+      at_ += 8;
       ok = skip_past("]]>", "a CDATA section");
     } else if (rest.substr(0, 1) == "!") {
       return fail("holds a declaration (<!DOCTYPE or <!ENTITY), which the converter never writes");
@@ -215,7 +233,12 @@ bool Scanner::record(std::string_view element, const std::vector<Attribute>& att
   if (open_[1] == "layers" && element == "layer") {
     std::optional<uint64_t> id = number("id");
     if (!id) return false;
-    layers.push_back({*id, {attribute(attributes, "name"), attribute(attributes, "type")}});
+    std::string_view type = attribute(attributes, "type");
+    if (!is_plain_name(type)) {
+      return fail("<layer> " + std::to_string(*id) + " has type=\"" + std::string(type) +
+                  "\", not an operation's name");
+    }
+    layers.push_back({*id, {attribute(attributes, "name"), type}});
   } else if (open_[1] == "edges" && element == "edge") {
     std::optional<uint64_t> from_layer = number("from-layer");
     std::optional<uint64_t> from_port = from_layer ? number("from-port") : std::nullopt;
@@ -265,7 +288,15 @@ bool outline_ir(const char* xml, size_t size, IrOutline* outline, std::string* e
           "'; a Result feeds nothing";
       return false;
     }
-    inputs[edge.to_layer].push_back(&edge);
+    std::vector<const Edge*>& into = inputs[edge.to_layer];
+    into.push_back(&edge);
+    if (into.size() > kMaxLayerInputs) {
+      *error = "model XML's layer '" + std::string(layers[edge.to_layer].name) + "' has more than " +
+          std::to_string(kMaxLayerInputs) +
+          " inputs; OpenVINO's CPU plugin compiles a layer in time that grows with the square "
+          "of its inputs";
+      return false;
+    }
   }
   *outline = {};
   std::vector<std::pair<uint64_t, uint64_t>> sources;  // of the Results so far

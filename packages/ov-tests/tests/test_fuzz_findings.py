@@ -387,3 +387,43 @@ def test_int16_products_wrap_as_pytorchs():
     b = torch.tensor([32765, 32763, 2, 32767, 129], dtype=torch.int16)
     got = lowered_outputs(Int16Products(), a, b)
     assert not differences(got, [Int16Products()(a, b)], [None])
+
+
+class IntegerSums(torch.nn.Module):
+    def forward(self, a, b, c, empty):
+        return (
+            a.sum(1),
+            a.sum(0, keepdim=True),
+            b.sum(-1, dtype=torch.int32),
+            b.sum(1),
+            c.sum((0, 2)),
+            c.sum([]),
+            empty.sum(1),
+        )
+
+
+def test_integer_sums_over_dims_are_exact_and_wrap_as_pytorchs():
+    """ExecuTorch's sum kernel over dims added int64 in floating point: 3**30 + 3**30 + 7 lost 7,016,071."""
+    a = torch.tensor([[3**30, 3**30, 7], [2**62, 2**62, 2**62]])
+    b = torch.tensor([[2**30] * 4, [-(2**31), -1, 5, 7]], dtype=torch.int32)
+    c = torch.randint(
+        -100, 100, (2, 3, 4), dtype=torch.int8, generator=torch.Generator().manual_seed(0)
+    )
+    inputs = (a, b, c, torch.zeros(3, 0, dtype=torch.int64))
+    got = lowered_outputs(IntegerSums(), *inputs)
+    assert not differences(got, list(IntegerSums()(*inputs)), [None] * 7)
+
+
+class HalfGelus(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.gelu(x), torch.nn.functional.gelu(x, approximate="tanh")
+
+
+def test_gelu_of_infinity_in_float16_is_infinity():
+    """OpenVINO's erf-mode Gelu gives NaN for +inf in every precision; PyTorch's float16 one gives inf."""
+    x = torch.tensor(
+        [INF, -INF, 65504.0, -65504.0, 32752.0, -16376.0, 3.0, -0.5, 0.0, math.nan],
+        dtype=torch.float16,
+    )
+    got = lowered_outputs(HalfGelus(), x)
+    assert not differences(got, list(HalfGelus()(x)), [None] * 2)

@@ -1,6 +1,7 @@
 """Crafted payloads through ExecuTorch's own runtime and the facade: refused with a reason, never a crash."""
 
 import json
+import re
 import struct
 import subprocess
 import sys
@@ -9,9 +10,10 @@ import pytest
 import torch
 
 from ov_convert.payload import reseal
-from ov_runtime import ExecutionError, load_program
+from ov_runtime import ExecutionError, compiled_delegates, load_program
 from ov_runtime.native import LIBRARY_NAME
 from ov_runtime.native.library import installed
+from ov_tests.models import Function
 from ov_tests.payload_fuzz import programs, relaid
 from ov_tests.payload_fuzz.mutations import sections_of
 from ov_tests.payload_fuzz.run import _payload_of, with_payload
@@ -313,3 +315,77 @@ def test_inspecting_a_hostile_program_reports_why_without_reading_it(lowered):
     report = inspect_program(crafted(lowered, "static", xml=nested_rt_info(lowered, 120_000)))
     (delegate,) = report.delegates
     assert "nests elements more than 128 deep" in delegate.problem
+
+
+def test_an_entity_in_a_layer_type_is_refused(lowered):
+    # pugixml decodes "&#80;arameter" to Parameter; read raw, the Parameter would pass unseen.
+    xml = sections_of(lowered["pass_through"][1])["xml"]
+    xml = xml.replace(b'type="Parameter"', b'type="&#80;arameter"', 1)
+    pte = crafted(lowered, "pass_through", xml=xml, signature=b"T/TTTC")
+    with pytest.raises(ExecutionError, match='has type="&#80;arameter", not an operation\'s name'):
+        load_program(pte).load_method("forward")
+
+
+def test_a_comment_is_read_to_its_end_as_xml_reads_it(lowered):
+    # "<!-->" opens a comment that runs to the next "-->": the layer inside is not the model's.
+    xml = sections_of(lowered["static"][1])["xml"]
+    hidden = b'<!--><layer id="99" name="hidden" type="Parameter" version="opset1"/>-->'
+    xml = xml.replace(b"</layers>", hidden + b"</layers>", 1)
+    x = torch.randn(3, 8)
+    expected = load_program(with_payload(*lowered["static"])).load_method("forward").execute((x,))
+    outputs = load_program(crafted(lowered, "static", xml=xml)).load_method("forward").execute((x,))
+    assert all(torch.equal(got, want) for got, want in zip(outputs, expected, strict=True))
+
+
+def test_a_blob_runs_right_whatever_the_ir_beside_it_says(lowered):
+    """The signature is checked against the IR, which an imported blob need not match: a blob's
+    outputs are copied, never bound, so a lie told through a decoy IR changes nothing."""
+    from ov_tests.payload_fuzz.programs import _lowered, _pass_through, _rows
+
+    pte_file, payload = _payload_of(
+        _lowered(Function(_pass_through), _rows(3, 0), compiled_blob="true")()
+    )
+    xml = sections_of(payload)["xml"]
+    results = re.findall(rb'<layer id="(\d+)" name="[^"]*" type="Result"', xml)
+    stubs = b"".join(
+        b'<layer id="%d" name="stub%d" type="Relu" version="opset1"/>' % (900 + i, i)
+        for i in range(len(results))
+    )
+    xml = xml.replace(b"</layers>", stubs + b"</layers>", 1)
+    for i, result in enumerate(results):  # every Result now reads a layer of its own
+        xml = re.sub(
+            rb'<edge from-layer="\d+" from-port="\d+" to-layer="' + result + rb'"',
+            b'<edge from-layer="%d" from-port="0" to-layer="%s"' % (900 + i, result),
+            xml,
+        )
+    data = bytearray(relaid(payload, {"xml": xml, "signature": b"T/TTTT"}))
+    reseal(data, end=len(data))
+    x = torch.randn(3, 8)
+    method = load_program(with_payload(pte_file, bytes(data))).load_method("forward")
+    assert compiled_delegates()[-1]["loaded_from"] == "blob"
+    outputs = method.execute((x,))
+    assert all(torch.equal(got, want) for got, want in zip(outputs, _pass_through(x), strict=True))
+
+
+def test_a_layer_with_more_inputs_than_the_cpu_plugin_compiles_in_time_is_refused(lowered):
+    # OpenVINO's CPU plugin took over 120 s to compile a Concat of 20,000 inputs.
+    count = 4097
+    ports = b"".join(b'<port id="%d" precision="FP32"/>' % i for i in range(count))
+    edges = b"".join(
+        b'<edge from-layer="0" from-port="0" to-layer="1" to-port="%d"/>' % i for i in range(count)
+    )
+    xml = (
+        b'<?xml version="1.0"?><net name="wide" version="11"><layers>'
+        b'<layer id="0" name="x" type="Parameter" version="opset1"><data shape="?,8" '
+        b'element_type="f32"/><output><port id="0" precision="FP32"/></output></layer>'
+        b'<layer id="1" name="wide" type="Concat" version="opset1"><data axis="0"/><input>'
+        + ports
+        + b'</input><output><port id="%d" precision="FP32"/></output></layer>' % count
+        + b'<layer id="2" name="out" type="Result" version="opset1"><input><port id="0" '
+        b'precision="FP32"/></input></layer></layers><edges>'
+        + edges
+        + b'<edge from-layer="1" from-port="%d" to-layer="2" to-port="0"/></edges></net>' % count
+    )
+    pte = crafted(lowered, "dynamic", xml=xml, signature=b"T/T")
+    with pytest.raises(ExecutionError, match="layer 'wide' has more than 4096 inputs"):
+        load_program(pte).load_method("forward")

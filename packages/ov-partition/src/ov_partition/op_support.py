@@ -309,6 +309,26 @@ def _check_nonzero_of_a_scalar(node: torch.fx.Node) -> str | None:
     return None
 
 
+MAX_CAT_INPUTS = 4096
+"""The most tensors a delegated ``cat`` joins: the runtime refuses an IR layer with more inputs
+(``kMaxLayerInputs`` in ``native/ir_outline.h``), since OpenVINO's CPU plugin compiles a Concat in
+time that grows with the square of its inputs (6.4 s for 4,000, over 120 s for 20,000)."""
+
+
+def _check_wide_cat(node: torch.fx.Node) -> str | None:
+    tensors = _argument(node, 0, "tensors", ())
+    if (
+        op_packet(node) == "aten.cat"
+        and isinstance(tensors, list)
+        and len(tensors) > MAX_CAT_INPUTS
+    ):
+        return (
+            f"cat of {len(tensors)} tensors: OpenVINO's CPU plugin compiles a Concat of more than "
+            f"{MAX_CAT_INPUTS} inputs in time that grows with the square of their count"
+        )
+    return None
+
+
 def _check_integer_scatter_mean(node: torch.fx.Node) -> str | None:
     # scatter_reduce.two(self, dim, index, src, reduce, *, include_self=True)
     if op_packet(node) != "aten.scatter_reduce" or _argument(node, 4, "reduce", None) != "mean":
@@ -337,6 +357,7 @@ CHECKS: Sequence[Check] = (
     _check_topk_of_nothing,
     _check_nonzero_of_a_scalar,
     _check_integer_scatter_mean,
+    _check_wide_cat,
 )
 """The support checks, in the order they run."""
 

@@ -36,6 +36,8 @@ runs :data:`DECOMPOSITIONS` there:
 * PyTorch sorts NaN above every number (``sort``, ``topk``); OpenVINO's
   ``TopK`` and ExecuTorch 1.5.1's ``sort`` kernel do not. A float tensor is
   sorted by a key without NaN, and its values gathered at the key's indices.
+* ExecuTorch 1.5.1's ``sum`` kernel over dims accumulates int32 and int64 in
+  floating point; running sums (``cumsum``) add in the dtype.
 * ExecuTorch 1.5.1's ``copy`` kernel fails to broadcast a 0-d source and
   writes floats into bools wrong, and its ``squeeze_copy`` fails on a listed
   dim whose size is not 1, which PyTorch leaves in place.
@@ -318,6 +320,40 @@ def squeeze_of_size_one_dims(x: torch.Tensor, dims: int | list[int]) -> Any:
     return aten.squeeze.dims(x, ones) if ones else x.clone(memory_format=torch.contiguous_format)
 
 
+def integer_sum(
+    x: torch.Tensor,
+    dim: int | list[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: torch.dtype | None = None,
+) -> Any:
+    """``x.sum(dim, keepdim, dtype=dtype)`` of an int32 or int64 result as running sums; ``NotImplemented`` otherwise.
+
+    ExecuTorch 1.5.1's ``sum.IntList_out`` kernel accumulates int32 and int64
+    in floating point: over a dim, 3**30, 3**30 and 7 sum to 411782271205376
+    where PyTorch gives 411782264189305, and a sum past the range saturates
+    where PyTorch's wraps. Its ``cumsum`` kernel adds in the dtype, as
+    OpenVINO does, so each reduced dim becomes a running sum whose last
+    element is the sum; a zero put before the first element makes an empty
+    dim sum to 0. PyTorch sums integers and bools in int64 unless ``dtype``
+    says otherwise.
+    """
+    result = dtype or (x.dtype if x.is_floating_point() or x.is_complex() else torch.int64)
+    if result not in (torch.int32, torch.int64):
+        return NotImplemented
+    total = x.to(result)
+    if x.dim() == 0:
+        return total.clone()
+    listed = [dim] if isinstance(dim, int) else list(dim or range(x.dim()))
+    dims = sorted({d % x.dim() for d in listed})
+    for d in reversed(dims):
+        zero = total.new_zeros([1 if i == d else size for i, size in enumerate(total.shape)])
+        total = torch.cat([zero, total], dim=d).cumsum(d, dtype=result).select(d, -1)
+    for d in dims if keepdim else ():
+        total = total.unsqueeze(d)
+    return total
+
+
 def _is_one(size: int | torch.SymInt) -> bool:
     """Whether a size is 1; one known only at run time counts as not 1, as export assumes."""
     return guard_or_false(size == 1)
@@ -346,6 +382,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.topk.default: topk_with_nan_greatest,
     aten.squeeze.dim: squeeze_of_size_one_dims,
     aten.squeeze.dims: squeeze_of_size_one_dims,
+    aten.sum.dim_IntList: integer_sum,
     **{compare: _in_common_dtype(compare) for compare in _COMPARISONS},
     **{scatter: _in_own_dtype(scatter) for scatter in _SCATTERS},
     **dict.fromkeys(_ROUNDINGS, integer_rounding),
@@ -373,6 +410,9 @@ def _needs(node: torch.fx.Node) -> bool:
     if node.target in (aten.pow.Tensor_Tensor, aten.pow.Tensor_Scalar):
         power = node.meta.get("val")
         return isinstance(power, torch.Tensor) and not power.is_floating_point()
+    if node.target is aten.sum.dim_IntList:
+        total = node.meta.get("val")
+        return isinstance(total, torch.Tensor) and total.dtype in (torch.int32, torch.int64)
     if node.target in (aten.squeeze.dim, aten.squeeze.dims):
         dims = node.args[1]
         listed = [dims] if isinstance(dims, int) else list(cast("list[int]", dims))

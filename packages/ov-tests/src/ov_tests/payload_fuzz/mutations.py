@@ -224,6 +224,7 @@ def _nesting(sections: Mapping[str, bytes], generator: random.Random) -> tuple[s
         added, what = generator.choice(
             (
                 (b"<!-- c --><![CDATA[ x ]]><?pi x?>", "a comment, a CDATA section and a PI"),
+                (b"<!--><e/>-->", "a comment opened by '<!-->'"),
                 (b"<a></b>", "mismatched tags"),
                 (b"<a x=1/>", "an unquoted attribute"),
                 (b"<a", "an unclosed tag"),
