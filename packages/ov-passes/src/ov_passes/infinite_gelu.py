@@ -1,0 +1,52 @@
+"""``gelu`` of +inf in float16 as PyTorch computes it.
+
+OpenVINO's ``Gelu`` in erf mode, which the frontend makes of ``gelu(x)``,
+gives NaN for +inf in every precision (OpenVINO 2026.4, CPU plugin, f16, bf16
+and f32 inputs alike, whatever the inference precision hint), where PyTorch's
+float16 kernel gives inf (``x * 0.5 * (1 + erf(inf))``). Its tanh mode gives
+inf, as PyTorch's ``approximate="tanh"`` does, and -inf is NaN in both.
+
+Only float16 is rewritten: PyTorch's bfloat16 and float32 kernels give NaN for
++inf in a contiguous tensor of more than one element, as OpenVINO does (and inf
+for a lone element or a strided one, measured on PyTorch 2.13, AVX2 and
+AVX-512 alike), and the delegate takes no float64. A float16 ``gelu(x)``
+becomes ``where(x == inf, x, gelu(x))``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ov_passes.pipeline import call_function, op_name, redirect_users
+
+aten = torch.ops.aten
+
+_GELU = "aten.gelu.default"
+
+
+def _erf_mode(node: torch.fx.Node) -> bool:
+    approximate = node.args[1] if len(node.args) > 1 else node.kwargs.get("approximate", "none")
+    return approximate == "none"
+
+
+def gelu_of_infinity_as_pytorch(graph_module: torch.fx.GraphModule) -> bool:
+    """Make a float16 erf-mode ``gelu`` return inf for +inf, as PyTorch's does.
+
+    Returns:
+        True when a node was rewritten.
+    """
+    graph = graph_module.graph
+    changed = False
+    for node in list(graph.nodes):
+        if op_name(node) != _GELU or not _erf_mode(node):
+            continue
+        x = node.args[0]
+        value = x.meta.get("val") if isinstance(x, torch.fx.Node) else None
+        if not isinstance(value, torch.Tensor) or value.dtype != torch.float16:
+            continue
+        with graph.inserting_before(node.next):
+            infinite = call_function(graph, aten.eq.Scalar, (x, float("inf")))
+            selected = call_function(graph, aten.where.self, (infinite, x, node))
+        redirect_users(node, selected)
+        changed = True
+    return changed
