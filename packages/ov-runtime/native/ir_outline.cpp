@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 namespace ov_executorch {
@@ -26,6 +27,9 @@ struct Edge {
   uint64_t from_port;
   uint64_t to_layer;
 };
+
+constexpr const char* kWideLayerCost =
+    "OpenVINO's CPU plugin compiles such a graph in time that grows with the square of the count";
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -89,6 +93,8 @@ class Scanner {
     return {start, static_cast<size_t>(at_ - start)};
   }
   bool record(std::string_view element, const std::vector<Attribute>& attributes);
+  template <typename Number>
+  bool count_edge(Number& number);
 
   const char* at_;
   const char* const begin_;
@@ -99,6 +105,10 @@ class Scanner {
   bool seen_root_ = false;
   bool seen_layers_ = false;
   bool seen_edges_ = false;
+  // Edges counted per <edges> block (a body's graph has its own ids).
+  size_t edges_blocks_ = 0;
+  std::map<std::tuple<size_t, uint64_t, uint64_t>, size_t> fan_in_;
+  std::map<std::tuple<size_t, uint64_t, uint64_t>, size_t> fan_out_;
 };
 
 bool Scanner::skip_past(const char* terminator, const char* what) {
@@ -110,6 +120,17 @@ bool Scanner::skip_past(const char* terminator, const char* what) {
 }
 
 bool Scanner::scan() {
+  // pugixml reads a UTF-16 or UTF-32 document (a byte-order mark, or NULs
+  // spelling '<'), which this pass would read otherwise; the converter writes
+  // UTF-8, which holds no NUL.
+  if (std::memchr(begin_, '\0', static_cast<size_t>(end_ - begin_)) != nullptr) {
+    at_ = static_cast<const char*>(std::memchr(begin_, '\0', static_cast<size_t>(end_ - begin_)));
+    return fail("holds a NUL byte; the converter writes UTF-8 XML, which holds none");
+  }
+  std::string_view start(begin_, std::min<size_t>(2, static_cast<size_t>(end_ - begin_)));
+  if (start == "\xff\xfe" || start == "\xfe\xff") {
+    return fail("starts with a UTF-16 byte-order mark; the converter writes UTF-8");
+  }
   while (at_ < end_) {
     const void* next = std::memchr(at_, '<', static_cast<size_t>(end_ - at_));
     if (next == nullptr) break;  // text after the last tag
@@ -221,7 +242,7 @@ bool Scanner::record(std::string_view element, const std::vector<Attribute>& att
     }
     return true;
   }
-  if (open_.size() != 2) return true;
+  if (element == "edges") ++edges_blocks_;
   auto number = [&](std::string_view key) -> std::optional<uint64_t> {
     std::optional<uint64_t> value = decimal(attribute(attributes, key));
     if (!value) {
@@ -230,6 +251,8 @@ bool Scanner::record(std::string_view element, const std::vector<Attribute>& att
     }
     return value;
   };
+  if (element == "edge" && open_.back() == "edges" && !count_edge(number)) return false;
+  if (open_.size() != 2) return true;
   if (open_[1] == "layers" && element == "layer") {
     std::optional<uint64_t> id = number("id");
     if (!id) return false;
@@ -245,6 +268,25 @@ bool Scanner::record(std::string_view element, const std::vector<Attribute>& att
     std::optional<uint64_t> to_layer = from_port ? number("to-layer") : std::nullopt;
     if (!to_layer) return false;
     edges.push_back({*from_layer, *from_port, *to_layer});
+  }
+  return true;
+}
+
+// Counts an edge of any graph (the top-level one or a body's) into its
+// target's inputs and its source port's consumers.
+template <typename Number>
+bool Scanner::count_edge(Number& number) {
+  std::optional<uint64_t> from_layer = number("from-layer");
+  std::optional<uint64_t> from_port = from_layer ? number("from-port") : std::nullopt;
+  std::optional<uint64_t> to_layer = from_port ? number("to-layer") : std::nullopt;
+  if (!to_layer) return false;
+  if (++fan_in_[{edges_blocks_, *to_layer, 0}] > kMaxLayerInputs) {
+    return fail("has a layer (id " + std::to_string(*to_layer) + ") with more than " +
+                std::to_string(kMaxLayerInputs) + " inputs; " + kWideLayerCost);
+  }
+  if (++fan_out_[{edges_blocks_, *from_layer, *from_port}] > kMaxLayerInputs) {
+    return fail("has a layer output (id " + std::to_string(*from_layer) + ") read by more than " +
+                std::to_string(kMaxLayerInputs) + " layers; " + kWideLayerCost);
   }
   return true;
 }
@@ -288,15 +330,7 @@ bool outline_ir(const char* xml, size_t size, IrOutline* outline, std::string* e
           "'; a Result feeds nothing";
       return false;
     }
-    std::vector<const Edge*>& into = inputs[edge.to_layer];
-    into.push_back(&edge);
-    if (into.size() > kMaxLayerInputs) {
-      *error = "model XML's layer '" + std::string(layers[edge.to_layer].name) + "' has more than " +
-          std::to_string(kMaxLayerInputs) +
-          " inputs; OpenVINO's CPU plugin compiles a layer in time that grows with the square "
-          "of its inputs";
-      return false;
-    }
+    inputs[edge.to_layer].push_back(&edge);
   }
   *outline = {};
   std::vector<std::pair<uint64_t, uint64_t>> sources;  // of the Results so far

@@ -27,10 +27,12 @@ constexpr size_t kMaxXmlDepth = 128;
 // The most elements accepted: 160 times the largest IR measured (swin_t, 26k).
 constexpr size_t kMaxXmlElements = size_t{1} << 22;
 
-// The most inputs of one top-level layer accepted. OpenVINO's CPU plugin took
-// 0.6 s to compile a Concat of 1,000 inputs, 6.4 s for 4,000 and more than
-// 120 s for 20,000 (time that grows with the square of the count); a torch.cat
-// of more tensors than this stays on ExecuTorch's CPU (ov_partition).
+// The most inputs of one layer, and the most layers reading one output, in
+// any graph of the IR (the top-level one or a body's). OpenVINO's CPU plugin
+// compiles in time that grows with the square of them: a Concat of 1,000
+// inputs took 0.6 s, of 4,000 6.4 s and of 20,000 over 120 s; 4,096 layers
+// reading one Parameter took 11 to 25 s. A torch.cat of more tensors than
+// this stays on ExecuTorch's CPU (ov_partition).
 constexpr size_t kMaxLayerInputs = 4096;
 
 // Where a top-level Result's value comes from, as OpenVINO reads the IR.
@@ -55,8 +57,9 @@ struct IrOutline {
 // Scans `size` bytes of model XML at `xml`. Returns false and sets *error,
 // naming the limit or the construct, when the XML exceeds kMaxXmlDepth or
 // kMaxXmlElements, is not well formed, or holds what the converter never
-// writes; a top-level Result with other than one input, a layer with more
-// than kMaxLayerInputs inputs, a layer type that is not a plain name, an edge
+// writes (a NUL byte, a UTF-16 byte-order mark); a top-level Result with other
+// than one input, a layer with more than kMaxLayerInputs inputs or an output
+// read by more layers, a layer type that is not a plain name, an edge
 // from a layer the IR does not have, and a repeated layer id are refused too.
 // Reads each byte once and keeps only the open elements and the top-level
 // layers and edges.

@@ -387,5 +387,42 @@ def test_a_layer_with_more_inputs_than_the_cpu_plugin_compiles_in_time_is_refuse
         + b'<edge from-layer="1" from-port="%d" to-layer="2" to-port="0"/></edges></net>' % count
     )
     pte = crafted(lowered, "dynamic", xml=xml, signature=b"T/T")
-    with pytest.raises(ExecutionError, match="layer 'wide' has more than 4096 inputs"):
+    with pytest.raises(ExecutionError, match=r"a layer \(id 1\) with more than 4096 inputs"):
         load_program(pte).load_method("forward")
+
+
+def test_a_layer_output_read_by_more_layers_than_the_cpu_plugin_compiles_in_time_is_refused(
+    lowered,
+):
+    # Four Concats of 4,096 inputs, all reading one Parameter, took over 60 s to compile.
+    count = 4097
+    relus = b"".join(
+        b'<layer id="%d" name="r%d" type="Relu" version="opset1"><input><port id="0" '
+        b'precision="FP32"/></input><output><port id="1" precision="FP32"/></output></layer>'
+        % (i + 1, i)
+        for i in range(count)
+    )
+    edges = b"".join(
+        b'<edge from-layer="0" from-port="0" to-layer="%d" to-port="0"/>' % (i + 1)
+        for i in range(count)
+    )
+    xml = (
+        b'<?xml version="1.0"?><net name="wide" version="11"><layers>'
+        b'<layer id="0" name="x" type="Parameter" version="opset1"><data shape="?,8" '
+        b'element_type="f32"/><output><port id="0" precision="FP32"/></output></layer>'
+        + relus
+        + b"</layers><edges>"
+        + edges
+        + b"</edges></net>"
+    )
+    pte = crafted(lowered, "dynamic", xml=xml, signature=b"T/T")
+    with pytest.raises(ExecutionError, match=r"a layer output \(id 0\) read by more than 4096"):
+        load_program(pte).load_method("forward")
+
+
+def test_xml_in_another_encoding_than_utf8_is_refused(lowered):
+    # pugixml reads a UTF-16 document after a byte-order mark; this pass would read its bytes.
+    xml = sections_of(lowered["static"][1])["xml"]
+    utf16 = b"\xff\xfe" + xml.decode().encode("utf-16-le")
+    with pytest.raises(ExecutionError, match="holds a NUL byte"):
+        load_program(crafted(lowered, "static", xml=utf16)).load_method("forward")
