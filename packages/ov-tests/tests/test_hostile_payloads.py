@@ -103,7 +103,7 @@ def through_executorch(lowered, tmp_path_factory) -> dict[str, tuple[str, float,
         "nested_damaged": (crafted(lowered, "static", checksum=False, xml=nested), 3),
     }
     folder = tmp_path_factory.mktemp("crafted")
-    listing = []
+    listing: list[list[object]] = []
     for name, (pte, batch) in cases.items():
         (folder / f"{len(listing)}.pte").write_bytes(pte)
         listing.append([name, str(folder / f"{len(listing)}.pte"), batch])
@@ -114,11 +114,11 @@ def through_executorch(lowered, tmp_path_factory) -> dict[str, tuple[str, float,
         timeout=600,
         check=False,
     )
-    logs = dict(
-        part.split(b"\n", 1) if b"\n" in part else (part, b"")
-        for part in result.stderr.split(b"=== ")[1:]
-    )
-    runs = {}
+    logs = {}
+    for part in result.stderr.split(b"=== ")[1:]:
+        case, _, log = part.partition(b"\n")
+        logs[case] = log
+    runs: dict[str, tuple[str, float, str]] = {}
     for line in result.stdout.decode().splitlines():
         name, outcome, seconds = json.loads(line)
         runs[name] = (outcome, seconds, logs[name.encode()].decode("utf-8"))
@@ -132,7 +132,8 @@ def run_of(through_executorch, name: str) -> tuple[str, float, str]:
     assert name in through_executorch, (
         f"the child process through executorch.runtime died before {name}"
     )
-    return through_executorch[name]
+    run: tuple[str, float, str] = through_executorch[name]
+    return run
 
 
 def blob_strings(lowered, version=None, name=None) -> bytes:

@@ -56,9 +56,12 @@ def test_a_relaid_payload_reads_back_with_its_new_sections():
 
 def test_a_crafted_mutation_carries_a_matching_checksum_and_a_corrupt_one_does_not():
     at = struct.unpack_from("<Q", PAYLOAD, 48)[0] + 40  # in the XML's padding spaces
-    change = {"writes": ((at, b"X"),), "what": "xml byte", "family": "bytes"}
-    crafted = apply(PAYLOAD, Mutation(0, "static", CRAFTED, **change))
-    corrupt = apply(PAYLOAD, Mutation(0, "static", CORRUPT, **change))
+    crafted = apply(
+        PAYLOAD, Mutation(0, "static", CRAFTED, "bytes", "xml byte", writes=((at, b"X"),))
+    )
+    corrupt = apply(
+        PAYLOAD, Mutation(0, "static", CORRUPT, "bytes", "xml byte", writes=((at, b"X"),))
+    )
     with pytest.raises(ValueError, match="checksum"):
         Payload.from_bytes(corrupt)
     assert Payload.from_bytes(crafted).xml[40:41] == b"X"
