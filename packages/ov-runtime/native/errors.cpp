@@ -100,18 +100,16 @@ void emit(bool is_error, const std::string& message) {
 void log_error(const char* format, ...) {
   va_list args;
   va_start(args, format);
-  std::string message = format_printable(format, args);
+  last_error = format_printable(format, args);
   va_end(args);
-  emit(true, message);
-  last_error = std::move(message);
+  emit(true, last_error);
 }
 
 void log_info(const char* format, ...) {
   va_list args;
   va_start(args, format);
-  std::string message = format_printable(format, args);
+  emit(false, format_printable(format, args));
   va_end(args);
-  emit(false, message);
 }
 
 void clear_last_error() { last_error.clear(); }

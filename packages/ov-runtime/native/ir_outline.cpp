@@ -94,7 +94,7 @@ class Scanner {
   }
   bool record(std::string_view element, const std::vector<Attribute>& attributes);
   template <typename Number>
-  bool count_edge(Number& number);
+  std::optional<Edge> count_edge(Number& number);
 
   const char* at_;
   const char* const begin_;
@@ -107,7 +107,7 @@ class Scanner {
   bool seen_edges_ = false;
   // Edges counted per <edges> block (a body's graph has its own ids).
   size_t edges_blocks_ = 0;
-  std::map<std::tuple<size_t, uint64_t, uint64_t>, size_t> fan_in_;
+  std::map<std::pair<size_t, uint64_t>, size_t> fan_in_;
   std::map<std::tuple<size_t, uint64_t, uint64_t>, size_t> fan_out_;
 };
 
@@ -251,7 +251,11 @@ bool Scanner::record(std::string_view element, const std::vector<Attribute>& att
     }
     return value;
   };
-  if (element == "edge" && open_.back() == "edges" && !count_edge(number)) return false;
+  if (element == "edge" && open_.back() == "edges") {
+    std::optional<Edge> edge = count_edge(number);
+    if (edge && open_.size() == 2) edges.push_back(*edge);  // net/edges: the top-level graph
+    return edge.has_value();
+  }
   if (open_.size() != 2) return true;
   if (open_[1] == "layers" && element == "layer") {
     std::optional<uint64_t> id = number("id");
@@ -262,33 +266,30 @@ bool Scanner::record(std::string_view element, const std::vector<Attribute>& att
                   "\", not an operation's name");
     }
     layers.push_back({*id, {attribute(attributes, "name"), type}});
-  } else if (open_[1] == "edges" && element == "edge") {
-    std::optional<uint64_t> from_layer = number("from-layer");
-    std::optional<uint64_t> from_port = from_layer ? number("from-port") : std::nullopt;
-    std::optional<uint64_t> to_layer = from_port ? number("to-layer") : std::nullopt;
-    if (!to_layer) return false;
-    edges.push_back({*from_layer, *from_port, *to_layer});
   }
   return true;
 }
 
-// Counts an edge of any graph (the top-level one or a body's) into its
-// target's inputs and its source port's consumers.
+// Reads an edge of any graph (the top-level one or a body's) and counts it
+// into its target's inputs and its source port's consumers; nullopt once
+// refused.
 template <typename Number>
-bool Scanner::count_edge(Number& number) {
+std::optional<Edge> Scanner::count_edge(Number& number) {
   std::optional<uint64_t> from_layer = number("from-layer");
   std::optional<uint64_t> from_port = from_layer ? number("from-port") : std::nullopt;
   std::optional<uint64_t> to_layer = from_port ? number("to-layer") : std::nullopt;
-  if (!to_layer) return false;
-  if (++fan_in_[{edges_blocks_, *to_layer, 0}] > kMaxLayerInputs) {
-    return fail("has a layer (id " + std::to_string(*to_layer) + ") with more than " +
+  if (!to_layer) return std::nullopt;
+  if (++fan_in_[{edges_blocks_, *to_layer}] > kMaxLayerInputs) {
+    fail("has a layer (id " + std::to_string(*to_layer) + ") with more than " +
                 std::to_string(kMaxLayerInputs) + " inputs; " + kWideLayerCost);
+    return std::nullopt;
   }
   if (++fan_out_[{edges_blocks_, *from_layer, *from_port}] > kMaxLayerInputs) {
-    return fail("has a layer output (id " + std::to_string(*from_layer) + ") read by more than " +
-                std::to_string(kMaxLayerInputs) + " layers; " + kWideLayerCost);
+    fail("has a layer output (id " + std::to_string(*from_layer) + ") read by more than " +
+         std::to_string(kMaxLayerInputs) + " layers; " + kWideLayerCost);
+    return std::nullopt;
   }
-  return true;
+  return Edge{*from_layer, *from_port, *to_layer};
 }
 
 const char* source_name(ResultSource kind) {

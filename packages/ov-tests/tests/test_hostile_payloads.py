@@ -14,9 +14,8 @@ from ov_runtime import ExecutionError, compiled_delegates, load_program
 from ov_runtime.native import LIBRARY_NAME
 from ov_runtime.native.library import installed
 from ov_tests.models import Function
-from ov_tests.payload_fuzz import programs, relaid
+from ov_tests.payload_fuzz import payload_of, programs, relaid, with_payload
 from ov_tests.payload_fuzz.mutations import sections_of
-from ov_tests.payload_fuzz.run import _payload_of, with_payload
 
 # Runs each program of a JSON list through ExecuTorch's own runtime, in one process (one
 # import of PyTorch): a line on stdout per program, its log on stderr after a marker.
@@ -45,7 +44,7 @@ for name, path, batch in json.load(open(sys.argv[1])):
 @pytest.fixture(scope="module")
 def lowered() -> dict[str, tuple[object, bytes]]:
     """Each fuzzed program's ExecuTorch reading and its delegate's payload."""
-    return {name: _payload_of(program.lower()) for name, program in programs().items()}
+    return {name: payload_of(program.lower()) for name, program in programs().items()}
 
 
 def crafted(lowered, name: str, checksum: bool = True, **sections: bytes) -> bytes:
@@ -343,7 +342,7 @@ def test_a_blob_runs_right_whatever_the_ir_beside_it_says(lowered):
     outputs are copied, never bound, so a lie told through a decoy IR changes nothing."""
     from ov_tests.payload_fuzz.programs import _lowered, _pass_through, _rows
 
-    pte_file, payload = _payload_of(
+    pte_file, payload = payload_of(
         _lowered(Function(_pass_through), _rows(3, 0), compiled_blob="true")()
     )
     xml = sections_of(payload)["xml"]
@@ -427,3 +426,33 @@ def test_xml_in_another_encoding_than_utf8_is_refused(lowered):
     utf16 = b"\xff\xfe" + xml.decode().encode("utf-16-le")
     with pytest.raises(ExecutionError, match="holds a NUL byte"):
         load_program(crafted(lowered, "static", xml=utf16)).load_method("forward")
+
+
+def test_executorchs_own_lowering_refuses_a_repeated_device_before_conversion():
+    from executorch.exir import to_edge_transform_and_lower
+
+    from ov_runtime import OpenvinoPartitioner, compile_specs
+    from ov_spec import CompileSpecError
+
+    exported = torch.export.export(Function(lambda x: x + 1), (torch.ones(2, 8),))
+    with pytest.raises(CompileSpecError, match="names the device 'CPU' twice"):
+        to_edge_transform_and_lower(
+            exported, partitioner=[OpenvinoPartitioner(compile_specs(device="AUTO:CPU,CPU"))]
+        )
+
+
+def test_executorchs_own_lowering_keeps_a_cat_too_wide_to_compile_on_the_cpu():
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.runtime import Runtime
+
+    from ov_partition.op_support import MAX_CAT_INPUTS
+    from ov_runtime import OpenvinoPartitioner
+
+    model = Function(lambda x: torch.cat([x] * (MAX_CAT_INPUTS + 1)) + 1)
+    x = torch.randn(1, 2)
+    program = to_edge_transform_and_lower(
+        torch.export.export(model, (x,)), partitioner=[OpenvinoPartitioner()]
+    ).to_executorch()
+    loaded = Runtime.get().load_program(program.buffer)
+    (output,) = loaded.load_method("forward").execute([x])
+    assert torch.equal(output, model(x))

@@ -24,6 +24,7 @@ from ov_tests.payload_fuzz.run import (
     Report,
     failure,
     fuzz,
+    payload_of,
     with_payload,
 )
 
@@ -41,6 +42,7 @@ __all__ = [
     "failure",
     "fuzz",
     "mutations",
+    "payload_of",
     "programs",
     "relaid",
     "with_payload",

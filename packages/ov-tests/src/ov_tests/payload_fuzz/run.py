@@ -33,7 +33,7 @@ EQUAL, CLOSE, REFUSED, DIFFERENT = "equal", "close", "refused", "different"
 TOLERANCE = 1e-4
 
 
-def _payload_of(pte: bytes) -> tuple[Any, bytes]:
+def payload_of(pte: bytes) -> tuple[Any, bytes]:
     """ExecuTorch's reading of the program, and the processed bytes of its one delegate."""
     from executorch.exir._serialize._program import deserialize_pte_binary
 
@@ -113,7 +113,7 @@ def _emit(record: dict[str, object]) -> None:
 def child(folder: Path, program: str, first: int, last: int, seed: int) -> None:
     """Run ``program``'s mutations ``first`` to ``last`` - 1, reporting each."""
     pte = (folder / f"{program}.pte").read_bytes()
-    pte_file, payload = _payload_of(pte)
+    pte_file, payload = payload_of(pte)
     calls = programs()[program].calls
     expected = _through_facade(pte, calls)
     for mutation in mutations(payload, program, last, seed):
@@ -255,7 +255,7 @@ def fuzz(
             share = count // len(chosen) + (index < count % len(chosen))
             pte = program.lower()
             (folder / f"{name}.pte").write_bytes(pte)
-            described = {m.index: m for m in mutations(_payload_of(pte)[1], name, share, seed)}
+            described = {m.index: m for m in mutations(payload_of(pte)[1], name, share, seed)}
             units += [
                 (name, first, min(share, first + batch), described)
                 for first in range(0, share, batch)
