@@ -427,3 +427,19 @@ def test_gelu_of_infinity_in_float16_is_infinity():
     )
     got = lowered_outputs(HalfGelus(), x)
     assert not differences(got, list(HalfGelus()(x)), [None] * 2)
+
+
+class HalfMaxPools(torch.nn.Module):
+    def forward(self, x, volume):
+        values, indices = torch.ops.aten.max_pool2d_with_indices.default(x, [1, 2])
+        return values, indices, torch.nn.functional.max_pool3d(volume, 2, return_indices=True)
+
+
+def test_bfloat16_max_pools_with_indices_load_and_equal_eager():
+    """OpenVINO's CPU plugin has no bf16 MaxPool with indices: the program lowered and did not load."""
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randint(-3, 4, (1, 2, 4, 4), generator=generator).to(torch.bfloat16)
+    volume = torch.randn(1, 1, 4, 4, 4, generator=generator).to(torch.bfloat16)
+    got = lowered_outputs(HalfMaxPools(), x, volume)
+    wanted = HalfMaxPools()(x, volume)
+    assert not differences(got, [wanted[0], wanted[1], *wanted[2]], [None] * 4)

@@ -2,7 +2,6 @@
 
 from ov_passes.avg_pool_divisors import avg_pool_divisors_as_pytorch
 from ov_passes.batched_weights import broadcast_weights_as_matmul
-from ov_passes.byte_sorts import byte_sorts_in_int32
 from ov_passes.diagonals import diagonals_as_gathers
 from ov_passes.empty_reductions import averages_of_nothing_as_nan
 from ov_passes.empty_results import empty_results_as_constants
@@ -31,6 +30,7 @@ from ov_passes.small_arguments import small_arguments_by_series
 from ov_passes.symbolic_slice_bounds import slice_bounds_as_tensors
 from ov_passes.variance_correction import default_variance_correction
 from ov_passes.view_sizes import view_sizes_from_metadata
+from ov_passes.widened_kernels import narrow_kernels_widened
 from ov_passes.weight_compression import (
     affine_dequantization_as_arithmetic,
     output_scales_onto_weights,
@@ -55,7 +55,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     gelu_of_infinity_as_pytorch,
     extremum_and_index_as_reduction_and_arg,
     nan_through_clamps_and_maxima,
-    byte_sorts_in_int32,
+    narrow_kernels_widened,
     greater_as_less,
     slice_bounds_as_tensors,
     view_sizes_from_metadata,
@@ -93,7 +93,6 @@ __all__ = [
     "avg_pool_divisors_as_pytorch",
     "bool_selects_as_bitwise",
     "broadcast_weights_as_matmul",
-    "byte_sorts_in_int32",
     "call_function",
     "cast_integer_accumulations_to_int64",
     "default_variance_correction",
@@ -111,6 +110,7 @@ __all__ = [
     "integer_floor_division_by_truncation",
     "logical_ops_as_bitwise",
     "nan_through_clamps_and_maxima",
+    "narrow_kernels_widened",
     "op_name",
     "output_scales_onto_weights",
     "reductions_of_scalars_as_copies",

@@ -1,0 +1,75 @@
+"""Ops whose input dtype OpenVINO's CPU plugin has no kernel for run on a wider copy.
+
+Each program below lowered and then failed to load (OpenVINO 2026.4):
+
+* ``sort`` and ``topk`` of int8 and uint8: the plugin failed to compile a
+  ``TopK`` of an ``i8[1, 1]`` or ``u8[1, 1]`` input whose values an ``any``
+  read ("Default output not supported").
+* ``max_pool2d_with_indices`` and ``max_pool3d_with_indices`` of bfloat16:
+  the plugin has no bf16 ``MaxPool`` with an indices output and its reference
+  fallback has none either ("MaxPool from opset8 and opset14 is supported
+  only with one output").
+
+Widening (int8/uint8 to int32, bfloat16 to float32) keeps every value and
+its order, so the first result is narrowed back exactly and the indices are
+unchanged.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import torch
+
+from ov_passes.pipeline import call_function, op_name, redirect_users
+
+aten = torch.ops.aten
+
+WIDENED: dict[str, dict[torch.dtype, torch.dtype]] = {
+    **dict.fromkeys(
+        ("aten.topk.default", "aten.sort.default", "aten.sort.stable"),
+        {torch.int8: torch.int32, torch.uint8: torch.int32},
+    ),
+    **dict.fromkeys(
+        ("aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default"),
+        {torch.bfloat16: torch.float32},
+    ),
+}
+"""Op name to the input dtypes it runs wider, and the dtype each is widened to."""
+
+
+def narrow_kernels_widened(graph_module: torch.fx.GraphModule) -> bool:
+    """Run each op of :data:`WIDENED` on a wider copy of its input; narrow its values back.
+
+    The op's first result (the values) is narrowed back to the input's dtype;
+    its indices are left as they are.
+
+    Returns:
+        True when a node was rewritten.
+    """
+    graph = graph_module.graph
+    changed = False
+    for node in list(graph.nodes):
+        x = node.args[0] if node.args else None
+        widths = WIDENED.get(op_name(node))
+        if widths is None or not isinstance(x, torch.fx.Node):
+            continue
+        dtype = getattr(x.meta.get("val"), "dtype", None)
+        wider = widths.get(dtype) if isinstance(dtype, torch.dtype) else None
+        if wider is None:
+            continue
+        with graph.inserting_before(node):
+            wide = call_function(graph, aten._to_copy.default, (x,), {"dtype": wider})
+        node.replace_input_with(x, wide)
+        node.meta["val"] = tuple(
+            v.to(wider) if i == 0 else v for i, v in enumerate(node.meta["val"])
+        )
+        for reader in list(node.users):
+            if reader.target is not operator.getitem or reader.args[1] != 0:
+                continue
+            reader.meta["val"] = node.meta["val"][0]
+            with graph.inserting_after(reader):
+                narrow = call_function(graph, aten._to_copy.default, (reader,), {"dtype": dtype})
+            redirect_users(reader, narrow)
+        changed = True
+    return changed
