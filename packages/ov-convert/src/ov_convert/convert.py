@@ -182,6 +182,7 @@ def convert_module(
         parameter.set_element_type(ov_type)
         parameter.set_partial_shape(shape)
     model.validate_nodes_and_infer_types()
+    check_public_opsets(model)
 
     # ExecuTorch hands over and expects each tensor in its dim order (NHWC
     # memory for a channels_last NCHW tensor), which the runtime passes as the
@@ -201,6 +202,44 @@ def convert_module(
             processor.output(index).model().set_layout(logical)
             processor.output(index).tensor().set_layout(physical)
     return processor.build()
+
+
+def operations(model: ov.Model) -> list[ov.Node]:
+    """Every operation of ``model``, those of its control flow's bodies (``If``, ``Loop``) included."""
+    found = []
+    for op in model.get_ordered_ops():
+        found.append(op)
+        if op.get_type_name() == "If":
+            found += operations(op.get_then_body()) + operations(op.get_else_body())
+        elif op.get_type_name() in ("Loop", "TensorIterator"):
+            found += operations(op.get_function())
+    return found
+
+
+def check_public_opsets(model: ov.Model) -> None:
+    """Refuse a model that holds an operation of none of OpenVINO's opsets.
+
+    OpenVINO's PyTorch frontend can leave one of its internal operations in a
+    model it returns without an error (a ``SliceAssign``, version
+    ``internal``, from a ``slice_scatter``). No plugin runs it and
+    ``read_model`` refuses the IR saved from it, so such a partition would
+    lower and then fail to load. The friendly name starts with the FX node's
+    name, which the partitioner's trial lowering reads to keep that node on
+    ExecuTorch's CPU.
+
+    Raises:
+        ConversionError: An operation's version is not ``opsetN``; the message names each.
+    """
+    internal = [
+        f"{op.get_friendly_name()} ({op.get_type_name()}, version {op.get_type_info().version_id})"
+        for op in operations(model)
+        if not op.get_type_info().version_id.startswith("opset")
+    ]
+    if internal:
+        raise ConversionError(
+            "OpenVINO's PyTorch frontend left operations of no OpenVINO opset, which no "
+            f"device runs: {'; '.join(internal)}"
+        )
 
 
 def _with_unread_inputs(model: ov.Model, count: int) -> ov.Model:

@@ -30,11 +30,11 @@ from ov_passes.small_arguments import small_arguments_by_series
 from ov_passes.symbolic_slice_bounds import slice_bounds_as_tensors
 from ov_passes.variance_correction import default_variance_correction
 from ov_passes.view_sizes import view_sizes_from_metadata
-from ov_passes.widened_kernels import narrow_kernels_widened
 from ov_passes.weight_compression import (
     affine_dequantization_as_arithmetic,
     output_scales_onto_weights,
 )
+from ov_passes.widened_kernels import narrow_kernels_widened
 
 DEFAULT_PASSES: tuple[GraphPass, ...] = (
     fake_quantize_as_pairs,

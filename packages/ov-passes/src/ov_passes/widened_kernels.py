@@ -25,15 +25,15 @@ from ov_passes.pipeline import call_function, op_name, redirect_users
 
 aten = torch.ops.aten
 
+_BYTES_AS_INT32 = {torch.int8: torch.int32, torch.uint8: torch.int32}
+_BFLOAT16_AS_FLOAT32 = {torch.bfloat16: torch.float32}
+
 WIDENED: dict[str, dict[torch.dtype, torch.dtype]] = {
-    **dict.fromkeys(
-        ("aten.topk.default", "aten.sort.default", "aten.sort.stable"),
-        {torch.int8: torch.int32, torch.uint8: torch.int32},
-    ),
-    **dict.fromkeys(
-        ("aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default"),
-        {torch.bfloat16: torch.float32},
-    ),
+    "aten.topk.default": _BYTES_AS_INT32,
+    "aten.sort.default": _BYTES_AS_INT32,
+    "aten.sort.stable": _BYTES_AS_INT32,
+    "aten.max_pool2d_with_indices.default": _BFLOAT16_AS_FLOAT32,
+    "aten.max_pool3d_with_indices.default": _BFLOAT16_AS_FLOAT32,
 }
 """Op name to the input dtypes it runs wider, and the dtype each is widened to."""
 
