@@ -11,6 +11,7 @@ import functools
 import logging
 import operator
 from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import cast
 
 import torch
 from openvino.frontend.pytorch.torchdynamo.op_support import OperatorSupport
@@ -309,6 +310,27 @@ def _check_nonzero_of_a_scalar(node: torch.fx.Node) -> str | None:
     return None
 
 
+def _check_integer_maximum_of_a_multiple(node: torch.fx.Node) -> str | None:
+    if op_packet(node) != "aten.maximum" or not all(
+        not t.is_floating_point() for t in _tensor_values(node.meta.get("val"))
+    ):
+        return None
+    first, second = node.args[:2]
+    for product, other in ((first, second), (second, first)):
+        # The frontend converts neg to a Multiply by -1.
+        multiple = isinstance(product, torch.fx.Node) and op_packet(product) in (
+            "aten.mul",
+            "aten.neg",
+        )
+        if multiple and other in cast("torch.fx.Node", product).args:
+            return (
+                "OpenVINO fuses an integer maximum(x, x * c), c <= 1, into a PRelu "
+                "(LeakyReluFusion), which its CPU plugin computes in float32, exact only "
+                "up to 2**24"
+            )
+    return None
+
+
 MAX_CAT_INPUTS = 4096
 """The most tensors a delegated ``cat`` joins: the runtime refuses an IR layer with more inputs
 (``kMaxLayerInputs`` in ``native/ir_outline.h``), since OpenVINO's CPU plugin compiles a Concat in
@@ -357,6 +379,7 @@ CHECKS: Sequence[Check] = (
     _check_topk_of_nothing,
     _check_nonzero_of_a_scalar,
     _check_integer_scatter_mean,
+    _check_integer_maximum_of_a_multiple,
     _check_wide_cat,
 )
 """The support checks, in the order they run."""
