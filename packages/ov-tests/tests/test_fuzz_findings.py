@@ -361,19 +361,28 @@ def test_a_squeeze_of_a_size_known_only_at_run_time_lowers():
 
 class IntegerPowers(torch.nn.Module):
     def forward(self, a8, b8, a64, b64, u8):
-        return torch.pow(a8, b8), torch.pow(a64, b64), a64.int() ** 13, torch.pow(u8, b8)
+        return (
+            torch.pow(a8, b8),
+            torch.pow(a64, b64),
+            a64.int() ** 13,
+            torch.pow(u8, b8),
+            torch.pow(a64, b8 > 0),
+        )
 
 
 def test_integer_powers_wrap_as_pytorchs():
-    """3**41 wraps in int64; ExecuTorch's pow kernel saturated it; negative exponents give 0 or ±1."""
+    """3**41 wraps in int64; ExecuTorch's pow kernel saturated it; negative exponents give 0 or ±1.
+
+    ExecuTorch's kernel also rounded ``(2**63 - 2) ** True`` through double.
+    """
     a8 = torch.tensor([3, -3, 2, -1, -1, 1, 0, 5, 0, 7], dtype=torch.int8)
     b8 = torch.tensor([5, 7, 9, -3, -4, -2, 0, 127, 3, -1], dtype=torch.int8)
-    a64 = torch.tensor([3, -3, 2, -1, 7, 1, 0, 5, 123457, 3**19])
+    a64 = torch.tensor([3, -3, 2, -1, 7, 1, 0, 5, 2**63 - 2, 3**19])
     b64 = torch.tensor([41, 63, 64, -7, 2**40 + 3, -2, 0, 2**62, 2, 3])
     u8 = torch.tensor([3, 200, 2, 255, 255, 1, 0, 5, 9, 7], dtype=torch.uint8)
     inputs = (a8, b8, a64, b64, u8)
     got = lowered_outputs(IntegerPowers(), *inputs)
-    assert not differences(got, list(IntegerPowers()(*inputs)), [None] * 4)
+    assert not differences(got, list(IntegerPowers()(*inputs)), [None] * 5)
 
 
 class Int16Products(torch.nn.Module):

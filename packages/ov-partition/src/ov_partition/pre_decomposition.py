@@ -135,7 +135,8 @@ def integer_power(a: torch.Tensor, b: torch.Tensor | int) -> Any:
     tensor exponent takes one step per bit its values can hold (7 for int8, 63
     for int64), built of ``mul`` and ``where``, which both sides compute exactly.
     An int exponent of 0 or more takes plain products; a negative one, which
-    PyTorch refuses for integers, is kept whole.
+    PyTorch refuses for integers, is kept whole. A bool exponent selects the
+    base or 1.
     """
     if a.is_floating_point() or a.is_complex() or a.dtype == torch.bool:
         return NotImplemented
@@ -143,8 +144,10 @@ def integer_power(a: torch.Tensor, b: torch.Tensor | int) -> Any:
         if isinstance(b, bool) or not isinstance(b, int) or b < 0:
             return NotImplemented
         return _by_squaring(a, [bool(b >> bit & 1) for bit in range(b.bit_length())])
-    if b.is_floating_point() or b.is_complex() or b.dtype == torch.bool:
+    if b.is_floating_point() or b.is_complex():
         return NotImplemented
+    if b.dtype == torch.bool:  # a ** True is a, a ** False is 1
+        return torch.where(b, a, torch.ones_like(a))
     dtype = torch.result_type(a, b)
     base, exponent = torch.broadcast_tensors(a.to(dtype), b.to(dtype))  # type: ignore[no-untyped-call]
     width = torch.iinfo(dtype).bits - int(dtype.is_signed)
