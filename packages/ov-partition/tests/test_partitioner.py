@@ -251,3 +251,34 @@ def test_a_cat_of_more_tensors_than_the_runtime_takes_stays_on_cpu():
     assert tagged[cat] is None
     assert f"cat of {MAX_CAT_INPUTS + 1} tensors" in partitioner.rejections[cat]
     assert any(tag is not None for tag in tagged.values())  # the add is delegated
+
+
+class Moduli(torch.nn.Module):
+    def forward(self, a, b):
+        return torch.fmod(a, b) + 1, torch.remainder(a, 3.0)
+
+
+def test_float_moduli_stay_on_the_cpu():
+    program = edge_program(Moduli(), torch.tensor([7.5, -(2.0**31)]), torch.tensor([2.0, 3.0]))
+    partitioner = OpenvinoPartitioner()
+    partitioner.partition(program)
+    node_tags = tags(program)
+    assert node_tags["aten_add_tensor"] is not None
+    for name in ("aten_fmod_tensor", "aten_remainder_scalar"):
+        assert node_tags[name] is None
+        assert "large quotients" in partitioner.rejections[name]
+
+
+class MaximumOfMultiples(torch.nn.Module):
+    def forward(self, x):
+        return torch.maximum(x * -2, x), torch.maximum(x.float() * 0.5, x.float())
+
+
+def test_an_integer_maximum_of_a_multiple_stays_on_the_cpu():
+    program = edge_program(MaximumOfMultiples(), torch.tensor([2**30 + 1, -7], dtype=torch.int32))
+    partitioner = OpenvinoPartitioner()
+    partitioner.partition(program)
+    node_tags = tags(program)
+    assert node_tags["aten_maximum_default"] is None
+    assert "PRelu" in partitioner.rejections["aten_maximum_default"]
+    assert node_tags["aten_maximum_default_1"] is not None

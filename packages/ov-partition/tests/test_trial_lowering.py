@@ -1,6 +1,7 @@
 """The partitioner's trial lowering, with stand-in backends: which node a refusal leaves on the CPU."""
 
 import logging
+import operator
 from typing import cast
 
 import pytest
@@ -265,3 +266,25 @@ def test_large_zero_weights_take_no_memory_until_written():
 def _rss_pages():
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[1])
+
+
+def test_a_bisection_prefix_takes_the_getitems_of_its_nodes_along(monkeypatch):
+    graph = torch.fx.Graph()
+    x = graph.placeholder("x")
+    pool = graph.call_function(torch.ops.aten.max_pool2d_with_indices.default, (x, [1, 2]))
+    values = graph.call_function(operator.getitem, (pool, 0))
+    later = graph.call_function(torch.ops.aten.fmod.Tensor, (values, values))
+    partition = [pool, values, later]
+    tried = []
+
+    def trial(program, partitions, compile_specs, backend):
+        (prefix,) = partitions
+        tried.append(prefix)
+        return {0: RuntimeError("fmod")} if later.name in prefix else {}
+
+    monkeypatch.setattr(trial_lowering, "trial_lower", trial)
+    node, _ = bisect_refusal(
+        cast("ExportedProgram", None), partition, RuntimeError("x"), [], object
+    )
+    assert node is later
+    assert tried and all(prefix == [pool.name, values.name] for prefix in tried)

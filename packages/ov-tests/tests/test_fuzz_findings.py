@@ -26,10 +26,12 @@ class ModsByTensors(torch.nn.Module):
         return torch.fmod(a, b), torch.remainder(a, b), torch.fmod(a.int(), b)
 
 
-def test_fmod_and_remainder_by_an_infinite_divisor_are_pytorchs():
-    """OpenVINO gives NaN for fmod(2, inf); C gives 2, and remainder(-2, inf) is inf."""
-    a = torch.tensor([2.0, -2.0, 2.0, -2.0, INF, 0.0, -0.0, 5.0, 3.0, 7.5])
-    b = torch.tensor([INF, INF, -INF, -INF, 3.0, INF, -INF, 0.0, math.nan, -2.0])
+def test_fmod_and_remainder_by_an_infinite_divisor_or_of_large_quotients_are_pytorchs():
+    """OpenVINO gives NaN for fmod(2, inf) (C gives 2, and remainder(-2, inf) is inf) and 0 for fmod(-2**31, 3)."""
+    a = torch.tensor(
+        [2.0, -2.0, 2.0, -2.0, INF, 0.0, -0.0, 5.0, 3.0, 7.5, -(2.0**31), 1e30, 2.0**24 + 2]
+    )
+    b = torch.tensor([INF, INF, -INF, -INF, 3.0, INF, -INF, 0.0, math.nan, -2.0, 3.0, 7.0, 0.1])
     got = lowered_outputs(ModsByTensors(), a, b)
     assert not differences(got, list(ModsByTensors()(a, b)), [None] * 3)
 
@@ -71,6 +73,19 @@ def test_the_sizes_a_runtime_assert_reads_stay_on_the_cpu():
     other = torch.tensor([True, False, True, True] * 5).reshape(5, 1, 2, 2)
     got = lowered_outputs(NonzeroBroadcast(), mask, other)
     assert not differences(got, [NonzeroBroadcast()(mask, other)], [None])
+
+
+class PoolAndModulus(torch.nn.Module):
+    def forward(self, x, a, b):
+        return torch.ops.aten.max_pool2d_with_indices.default(x, [1, 2])[0], torch.fmod(a, b.amin())
+
+
+def test_a_max_pool_beside_a_refused_node_is_delegated_and_propagates_nan():
+    """Bisection cut max_pool from its getitem and blamed it; ExecuTorch's kernel then skipped NaN."""
+    x = torch.tensor([[[1.0, math.nan], [2.0, 3.0]], [[math.nan, -1.0], [0.5, 0.2]]])
+    a, b = torch.tensor([7.5, -(2.0**31)]), torch.tensor([[3.0, 4.0], [5.0, 6.0]])
+    got = lowered_outputs(PoolAndModulus(), x, a, b)
+    assert not differences(got, list(PoolAndModulus()(x, a, b)), [None] * 2)
 
 
 class SeriesOfIntegers(torch.nn.Module):

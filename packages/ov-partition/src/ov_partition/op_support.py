@@ -248,6 +248,18 @@ def _check_float_floor_division(node: torch.fx.Node) -> str | None:
     return None
 
 
+def _check_float_modulus(node: torch.fx.Node) -> str | None:
+    if op_packet(node) in ("aten.fmod", "aten.remainder") and any(
+        t.is_floating_point() for t in _tensor_values(node.meta.get("val"))
+    ):
+        return (
+            f"OpenVINO computes a float {op_packet(node)} as a - b * trunc(a / b) in float32, "
+            "wrong for large quotients (fmod(-2**31, 3) gave 0) and NaN for an infinite "
+            "divisor; ExecuTorch's kernel is exact"
+        )
+    return None
+
+
 def _check_avg_pool_divisor_override(node: torch.fx.Node) -> str | None:
     # avg_poolNd(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if (
@@ -374,6 +386,7 @@ CHECKS: Sequence[Check] = (
     _check_integer_clamp_with_float_bounds,
     _check_avg_pool_divisor_override,
     _check_float_floor_division,
+    _check_float_modulus,
     _check_embedding_bag_options,
     _check_avg_pool_ceil_mode_of_dynamic_size,
     _check_topk_of_nothing,

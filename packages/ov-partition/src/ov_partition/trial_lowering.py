@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import logging
 import mmap
+import operator
 import re
 from collections.abc import Collection, Sequence
 from typing import cast
@@ -163,6 +164,23 @@ def trial_lower(
     return errors
 
 
+def _prefix(partition: Sequence[torch.fx.Node], length: int) -> list[str]:
+    """The first ``length`` nodes of ``partition`` and the ``getitem`` nodes that unpack them.
+
+    A prefix that ends at a node of several results (``max_pool2d_with_indices``)
+    without its ``getitem`` nodes would output the tuple itself, which no
+    converter takes, and blame that node for it.
+    """
+    names = [node.name for node in partition[:length]]
+    taken = set(names)
+    unpacked = [
+        node.name
+        for node in partition[length:]
+        if node.target is operator.getitem and getattr(node.args[0], "name", None) in taken
+    ]
+    return names + unpacked
+
+
 def bisect_refusal(
     program: ExportedProgram,
     partition: Sequence[torch.fx.Node],
@@ -176,13 +194,15 @@ def bisect_refusal(
     partition in graph order is a valid partition too (a path between two of
     its nodes cannot leave it), so a binary search over prefixes finds the
     longest one that converts in about ``log2(len(partition))`` trial lowerings.
+    Each prefix takes the ``getitem`` nodes of its multi-result nodes along.
     Returns the node just past it and the error of the shortest failing prefix.
     """
     converts, fails = 0, len(partition)
     while fails - converts > 1:
         middle = (converts + fails) // 2
-        prefix = [node.name for node in partition[:middle]]
-        prefix_error = trial_lower(program, [prefix], compile_specs, backend).get(0)
+        prefix_error = trial_lower(
+            program, [_prefix(partition, middle)], compile_specs, backend
+        ).get(0)
         if prefix_error is None:
             converts = middle
         else:

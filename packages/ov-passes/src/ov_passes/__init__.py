@@ -6,7 +6,6 @@ from ov_passes.diagonals import diagonals_as_gathers
 from ov_passes.empty_reductions import averages_of_nothing_as_nan
 from ov_passes.empty_results import empty_results_as_constants
 from ov_passes.first_extremum_index import extremum_and_index_as_reduction_and_arg
-from ov_passes.infinite_divisors import fmod_and_remainder_by_infinity
 from ov_passes.infinite_gelu import gelu_of_infinity_as_pytorch
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
 from ov_passes.integer_comparisons import exact_integer_comparisons
@@ -51,7 +50,6 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     integer_floor_division_by_truncation,
     exact_integer_comparisons,
     small_arguments_by_series,
-    fmod_and_remainder_by_infinity,
     gelu_of_infinity_as_pytorch,
     extremum_and_index_as_reduction_and_arg,
     nan_through_clamps_and_maxima,
@@ -74,9 +72,7 @@ integers, so they run before ``exact_integer_comparisons``, which makes those co
 sees their dtypes because every node a pass creates carries its
 ``meta["val"]`` (:func:`call_function`). ``greater_as_less`` touches float
 comparisons only, and the ``ne`` that ``float_truth_as_comparisons`` builds
-needs none; ``fmod_and_remainder_by_infinity`` builds only ``lt`` and
-equality comparisons, which need no rewrite for NaN, and
-``gelu_of_infinity_as_pytorch`` only an equality. ``max.dim`` and ``min.dim`` become a reduction and an
+needs none, and ``gelu_of_infinity_as_pytorch`` builds only an equality. ``max.dim`` and ``min.dim`` become a reduction and an
 arg-reduction before the NaN pass, which then makes each of them NaN-aware. The quantization rewrites run first: fake-quant ops become
 quantize/dequantize pairs, which the next pass leaves to the frontend, and the
 float arithmetic it builds for unpaired nodes (and the weight-compression
@@ -103,7 +99,6 @@ __all__ = [
     "extremum_and_index_as_reduction_and_arg",
     "fake_quantize_as_pairs",
     "float_truth_as_comparisons",
-    "fmod_and_remainder_by_infinity",
     "gelu_of_infinity_as_pytorch",
     "greater_as_less",
     "index_select_of_a_scalar_index",
