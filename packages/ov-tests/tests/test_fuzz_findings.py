@@ -480,3 +480,16 @@ def test_integer_maxima_of_a_multiple_keep_every_bit():
     wide = torch.tensor([2**40 + 1, -(2**24) - 1, 7, -(2**62)])
     got = lowered_outputs(MaximaOfMultiples(), x, wide)
     assert not differences(got, list(MaximaOfMultiples()(x, wide)), [None] * 3)
+
+
+class SortsOfScalars(torch.nn.Module):
+    def forward(self, x, i):
+        s, t, u = torch.sort(x), torch.topk(x, 1), torch.sort(i, descending=True)
+        return s.values, s.indices, t.values, t.indices, u.values, u.indices
+
+
+def test_sorts_of_a_0d_tensor_load_and_equal_eager():
+    """OpenVINO's TopK refuses rank 0 and ExecuTorch 1.5.1 has no sort kernel: the program could not load."""
+    inputs = (torch.tensor(3.5), torch.tensor(-7))
+    got = lowered_outputs(SortsOfScalars(), *inputs)
+    assert not differences(got, list(SortsOfScalars()(*inputs)), [None] * 6)

@@ -237,7 +237,11 @@ def sort_with_nan_greatest(x: torch.Tensor, dim: int = -1, descending: bool = Fa
     PyTorch sorts NaN above every number; OpenVINO's ``TopK`` and ExecuTorch
     1.5.1's ``sort`` kernel put it elsewhere. Sorting :func:`_nan_greatest`
     and gathering ``x`` at its indices gives PyTorch's values and order.
+    A 0-d tensor sorts to itself at index 0: OpenVINO's ``TopK`` refuses rank
+    0, and ExecuTorch 1.5.1 has no ``sort`` kernel.
     """
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64)
     if not x.is_floating_point():
         return NotImplemented
     indices = torch.sort(_nan_greatest(x), dim=dim, descending=descending).indices
@@ -248,7 +252,12 @@ def sort_with_nan_greatest(x: torch.Tensor, dim: int = -1, descending: bool = Fa
 def topk_with_nan_greatest(
     x: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 ) -> Any:
-    """``torch.topk`` of a float tensor with NaN the greatest, as in PyTorch; ``NotImplemented`` for others."""
+    """``torch.topk`` of a float tensor with NaN the greatest, as in PyTorch; ``NotImplemented`` for others.
+
+    ``topk(x, 1)`` of a 0-d tensor is ``x`` at index 0, as for ``sort``.
+    """
+    if x.dim() == 0 and k == 1:
+        return x.clone(), torch.zeros((), dtype=torch.int64)
     if not x.is_floating_point():
         return NotImplemented
     indices = torch.topk(_nan_greatest(x), k, dim=dim, largest=largest, sorted=sorted).indices
@@ -409,7 +418,7 @@ def _needs(node: torch.fx.Node) -> bool:
     if node.target in _ROUNDINGS:
         return isinstance(value, torch.Tensor) and not value.is_floating_point()
     if node.target in (aten.sort.default, aten.topk.default):
-        return isinstance(value, torch.Tensor) and value.is_floating_point()
+        return isinstance(value, torch.Tensor) and (value.is_floating_point() or value.dim() == 0)
     if node.target in (aten.pow.Tensor_Tensor, aten.pow.Tensor_Scalar):
         power = node.meta.get("val")
         return isinstance(power, torch.Tensor) and not power.is_floating_point()
