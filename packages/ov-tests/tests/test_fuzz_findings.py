@@ -493,3 +493,23 @@ def test_sorts_of_a_0d_tensor_load_and_equal_eager():
     inputs = (torch.tensor(3.5), torch.tensor(-7))
     got = lowered_outputs(SortsOfScalars(), *inputs)
     assert not differences(got, list(SortsOfScalars()(*inputs)), [None] * 6)
+
+
+class SoftmaxesOfScalars(torch.nn.Module):
+    def forward(self, *scalars):
+        return [
+            result
+            for x in scalars
+            for result in (
+                torch.softmax(x, -1),
+                torch.log_softmax(x, 0),
+                torch.softmax(x.half(), 0),
+            )
+        ]
+
+
+def test_softmaxes_of_a_0d_tensor_are_nan_where_pytorchs_are():
+    """ExecuTorch's kernels gave 1 and 0 for a 0-d NaN, where PyTorch gives NaN."""
+    scalars = [torch.tensor(value) for value in (math.nan, INF, -INF, 2.5)]
+    got = lowered_outputs(SoftmaxesOfScalars(), *scalars)
+    assert not differences(got, SoftmaxesOfScalars()(*scalars), [None] * 12)

@@ -38,6 +38,8 @@ runs :data:`DECOMPOSITIONS` there:
   sorted by a key without NaN, and its values gathered at the key's indices.
 * ExecuTorch 1.5.1's ``sum`` kernel over dims accumulates int32 and int64 in
   floating point; running sums (``cumsum``) add in the dtype.
+* ExecuTorch 1.5.1's ``_softmax`` and ``_log_softmax`` kernels give 1 and 0
+  for a 0-d NaN, where PyTorch gives NaN.
 * ExecuTorch 1.5.1's ``copy`` kernel fails to broadcast a 0-d source and
   writes floats into bools wrong, and its ``squeeze_copy`` fails on a listed
   dim whose size is not 1, which PyTorch leaves in place.
@@ -366,6 +368,26 @@ def integer_sum(
     return total
 
 
+def softmax_of_a_scalar(x: torch.Tensor, dim: int, *args: Any, **kwargs: Any) -> Any:
+    """``softmax`` of a 0-d tensor: 1, or NaN where ``x`` is NaN or infinite; ``NotImplemented`` otherwise.
+
+    ExecuTorch 1.5.1's ``_softmax`` and ``_log_softmax`` kernels give 1 and 0
+    for a 0-d NaN, and OpenVINO reduces over no dim there. ``x - x`` is 0 for
+    a finite ``x`` and NaN for the others, as PyTorch's softmax is. One that
+    asks for another dtype (``dtype``, ``half_to_float``) is kept whole.
+    """
+    if x.dim() != 0 or any(args) or any(kwargs.values()):
+        return NotImplemented
+    return x - x + 1
+
+
+def log_softmax_of_a_scalar(x: torch.Tensor, dim: int, *args: Any, **kwargs: Any) -> Any:
+    """``log_softmax`` of a 0-d tensor: 0, or NaN where ``x`` is NaN or infinite (:func:`softmax_of_a_scalar`)."""
+    if x.dim() != 0 or any(args) or any(kwargs.values()):
+        return NotImplemented
+    return x - x
+
+
 def _is_one(size: int | torch.SymInt) -> bool:
     """Whether a size is 1; one known only at run time counts as not 1, as export assumes."""
     return guard_or_false(size == 1)
@@ -374,6 +396,13 @@ def _is_one(size: int | torch.SymInt) -> bool:
 _ROUNDINGS = (aten.ceil.default, aten.floor.default, aten.round.default, aten.trunc.default)
 
 _SCATTERS = (aten.select_scatter.default, aten.slice_scatter.default)
+
+_SOFTMAXES = (
+    aten.softmax.int,
+    aten._softmax.default,
+    aten.log_softmax.int,
+    aten._log_softmax.default,
+)
 
 _COMPARISONS = (
     *(getattr(aten, name).Tensor for name in ("eq", "ne", "lt", "le", "gt", "ge")),
@@ -395,6 +424,10 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.squeeze.dim: squeeze_of_size_one_dims,
     aten.squeeze.dims: squeeze_of_size_one_dims,
     aten.sum.dim_IntList: integer_sum,
+    aten.softmax.int: softmax_of_a_scalar,
+    aten._softmax.default: softmax_of_a_scalar,
+    aten.log_softmax.int: log_softmax_of_a_scalar,
+    aten._log_softmax.default: log_softmax_of_a_scalar,
     **{compare: _in_common_dtype(compare) for compare in _COMPARISONS},
     **{scatter: _in_own_dtype(scatter) for scatter in _SCATTERS},
     **dict.fromkeys(_ROUNDINGS, integer_rounding),
@@ -422,6 +455,8 @@ def _needs(node: torch.fx.Node) -> bool:
     if node.target in (aten.pow.Tensor_Tensor, aten.pow.Tensor_Scalar):
         power = node.meta.get("val")
         return isinstance(power, torch.Tensor) and not power.is_floating_point()
+    if node.target in _SOFTMAXES:
+        return isinstance(value, torch.Tensor) and value.dim() == 0
     if node.target is aten.sum.dim_IntList:
         total = node.meta.get("val")
         return isinstance(total, torch.Tensor) and total.dtype in (torch.int32, torch.int64)
