@@ -513,3 +513,22 @@ def test_softmaxes_of_a_0d_tensor_are_nan_where_pytorchs_are():
     scalars = [torch.tensor(value) for value in (math.nan, INF, -INF, 2.5)]
     got = lowered_outputs(SoftmaxesOfScalars(), *scalars)
     assert not differences(got, SoftmaxesOfScalars()(*scalars), [None] * 12)
+
+
+class PoolsWithIndices(torch.nn.Module):
+    def forward(self, x, volume):
+        return (
+            *torch.ops.aten.max_pool2d_with_indices.default(x, [1, 1]),
+            *torch.ops.aten.max_pool2d_with_indices.default(x, [2, 2], [1, 1], [1, 1]),
+            *torch.nn.functional.max_pool3d(volume, 2, 1, return_indices=True),
+        )
+
+
+def test_max_pool_indices_of_windows_with_nan_are_pytorchs():
+    """PyTorch's index is the window's last NaN; OpenVINO's MaxPool gave another element's."""
+    nan = math.nan
+    x = torch.tensor([[[1.0, nan, 3.0], [nan, nan, -1.0], [2.0, 0.5, nan]]])
+    volume = torch.randn(1, 1, 3, 3, 3, generator=torch.Generator().manual_seed(0))
+    volume[0, 0, 1, 1, 0] = volume[0, 0, 2, 0, 2] = nan
+    got = lowered_outputs(PoolsWithIndices(), x, volume)
+    assert not differences(got, list(PoolsWithIndices()(x, volume)), [None] * 6)

@@ -38,7 +38,7 @@ def test_fuzzed_graphs_equal_eager_through_executorchs_api(part):
     report = run(GRAPHS_PER_PART, SEED, start=start, finite=True, shrink_failures=False)
     new = [failure for failure in report.failures if failure.index not in KNOWN_FAILURES]
     assert not new, report.summary()
-    checked = report.statuses["match"] + report.statuses["mismatch"]
+    checked = sum(report.statuses[s] for s in ("match", "half in float32", "mismatch"))
     assert checked >= 0.8 * GRAPHS_PER_PART, report.summary()
     assert report.delegated >= 0.8 * GRAPHS_PER_PART, report.summary()
     assert len(report.families) >= 40, report.summary()

@@ -22,6 +22,7 @@ leaves to the C cast (0 on x86) and OpenVINO to its FakeQuantize.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import torch
@@ -140,6 +141,37 @@ def _undefined_softmax_rows(graph: torch.fx.Graph, x: torch.fx.Node, dim: object
     )
 
 
+def _nan_windows(
+    node: torch.fx.Node, x: torch.fx.Node
+) -> tuple[torch.fx.Node, torch.fx.Node | None]:
+    """Which windows of a max pooling hold NaN, and the index PyTorch gives there (None if unknown).
+
+    PyTorch's kernel takes each NaN it meets, so a window's index is that of
+    its last NaN in row-major order: the largest flat spatial position. Pooling
+    ``(position + 1) * isnan(x)`` (exact in float32 below 2**24 positions)
+    gives it, and 0 where the window holds none. OpenVINO's ``MaxPool`` index
+    of such a window is another element's. Spatial sizes known only at run
+    time pool ``isnan(x)`` alone and keep OpenVINO's indices.
+    """
+    graph = node.graph
+    spatial = list(x.meta["val"].shape[-(2 if "2d" in op_name(node) else 3) :])
+    nan = _nan_floats(graph, x)
+    if not all(isinstance(size, int) for size in spatial) or math.prod(spatial) >= 2**24:
+        pooled = call_function(graph, node.target, (nan, *node.args[1:]))
+        first = call_function(graph, operator.getitem, (pooled, 0))
+        return call_function(graph, aten.ne.Scalar, (first, 0.0)), None
+    count = math.prod(spatial)
+    positions = call_function(graph, aten.arange.start, (1, count + 1), {"dtype": torch.float32})
+    positions = call_function(graph, aten.view.default, (positions, spatial))
+    keys = call_function(graph, aten.mul.Tensor, (nan, positions))
+    pooled = call_function(graph, node.target, (keys, *node.args[1:]))
+    last = call_function(graph, operator.getitem, (pooled, 0))
+    mask = call_function(graph, aten.ne.Scalar, (last, 0.0))
+    position = call_function(graph, aten.sub.Tensor, (last, 1.0))
+    index = call_function(graph, aten._to_copy.default, (position,), {"dtype": torch.int64})
+    return mask, index
+
+
 def _with_indices(node: torch.fx.Node) -> bool:
     """Rewrite the outputs of ``max.dim``/``min.dim`` or a max pooling that the graph reads."""
     graph, x = node.graph, node.args[0]
@@ -148,17 +180,14 @@ def _with_indices(node: torch.fx.Node) -> bool:
     readers = {user.args[1]: user for user in node.users if user.target is operator.getitem}
     with graph.inserting_before(node.next):
         if op_name(node) in _POOLS:
-            pooled = call_function(graph, node.target, (_nan_floats(graph, x), *node.args[1:]))
-            first = call_function(graph, operator.getitem, (pooled, 0))
-            mask = call_function(graph, aten.ne.Scalar, (first, 0.0))
-            index = None
+            mask, index = _nan_windows(node, x)
         else:
             dim, keep = node.args[1], bool(node.args[2]) if len(node.args) > 2 else False
             mask = _any_nan_over(graph, x, dim, keep)
             index = _first_nan(graph, x, dim, keep) if 1 in readers else None
     for position, reader in readers.items():
         if position == 1 and index is None:
-            continue  # a pooling's indices keep OpenVINO's answer
+            continue  # indices of dynamic spatial sizes keep OpenVINO's answer
         with graph.inserting_before(reader.next):
             value = _nan(graph, reader) if position == 0 else index
             selected = call_function(graph, aten.where.self, (mask, value, reader))
