@@ -382,13 +382,15 @@ class IntegerPowers(torch.nn.Module):
             a64.int() ** 13,
             torch.pow(u8, b8),
             torch.pow(a64, b8 > 0),
+            torch.pow(a8 > 0, b64.int()),
         )
 
 
 def test_integer_powers_wrap_as_pytorchs():
     """3**41 wraps in int64; ExecuTorch's pow kernel saturated it; negative exponents give 0 or ±1.
 
-    ExecuTorch's kernel also rounded ``(2**63 - 2) ** True`` through double.
+    ExecuTorch's kernel also rounded ``(2**63 - 2) ** True`` through double, and gave
+    -2**31 for ``False ** -7`` in int32, where PyTorch gives 0.
     """
     a8 = torch.tensor([3, -3, 2, -1, -1, 1, 0, 5, 0, 7], dtype=torch.int8)
     b8 = torch.tensor([5, 7, 9, -3, -4, -2, 0, 127, 3, -1], dtype=torch.int8)
@@ -397,7 +399,7 @@ def test_integer_powers_wrap_as_pytorchs():
     u8 = torch.tensor([3, 200, 2, 255, 255, 1, 0, 5, 9, 7], dtype=torch.uint8)
     inputs = (a8, b8, a64, b64, u8)
     got = lowered_outputs(IntegerPowers(), *inputs)
-    assert not differences(got, list(IntegerPowers()(*inputs)), [None] * 5)
+    assert not differences(got, list(IntegerPowers()(*inputs)), [None] * 6)
 
 
 class Int16Products(torch.nn.Module):

@@ -140,8 +140,12 @@ def integer_power(a: torch.Tensor, b: torch.Tensor | int) -> Any:
     PyTorch refuses for integers, is kept whole. A bool exponent selects the
     base or 1.
     """
-    if a.is_floating_point() or a.is_complex() or a.dtype == torch.bool:
+    if a.is_floating_point() or a.is_complex():
         return NotImplemented
+    if a.dtype == torch.bool:  # PyTorch raises a bool base to its integer result dtype
+        if isinstance(b, torch.Tensor) and (b.is_floating_point() or b.dtype == torch.bool):
+            return NotImplemented
+        a = a.to(torch.result_type(a, b))
     if not isinstance(b, torch.Tensor):
         if isinstance(b, bool) or not isinstance(b, int) or b < 0:
             return NotImplemented
