@@ -534,3 +534,16 @@ def test_max_pool_indices_of_windows_with_nan_are_pytorchs():
     volume[0, 0, 1, 1, 0] = volume[0, 0, 2, 0, 2] = nan
     got = lowered_outputs(PoolsWithIndices(), x, volume)
     assert not differences(got, list(PoolsWithIndices()(x, volume)), [None] * 6)
+
+
+class IntegerTruths(torch.nn.Module):
+    def forward(self, x, wide):
+        return x.any(0), x.all(1), x.bool(), wide.bool(), wide.any()
+
+
+def test_the_most_negative_integers_read_as_true():
+    """OpenVINO's CPU plugin converted -2**31 (and -2**63) to False."""
+    x = torch.tensor([[0, -(2**31), 0, 5], [0, 0, -(2**31) + 1, 2**31 - 1]], dtype=torch.int32)
+    wide = torch.tensor([0, -(2**63), 0])
+    got = lowered_outputs(IntegerTruths(), x, wide)
+    assert not differences(got, list(IntegerTruths()(x, wide)), [None] * 5)

@@ -12,8 +12,8 @@ from ov_passes.integer_comparisons import exact_integer_comparisons
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
 from ov_passes.logical_ops import (
     bool_selects_as_bitwise,
-    float_truth_as_comparisons,
     logical_ops_as_bitwise,
+    truth_as_comparisons,
 )
 from ov_passes.nan_comparisons import greater_as_less
 from ov_passes.nan_propagation import nan_through_clamps_and_maxima
@@ -45,7 +45,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     cast_integer_accumulations_to_int64,
     reductions_of_scalars_as_copies,
     logical_ops_as_bitwise,
-    float_truth_as_comparisons,
+    truth_as_comparisons,
     bool_selects_as_bitwise,
     integer_floor_division_by_truncation,
     exact_integer_comparisons,
@@ -71,7 +71,7 @@ The floor-division rewrite and the logical ops' truth values compare
 integers, so they run before ``exact_integer_comparisons``, which makes those comparisons exact: it
 sees their dtypes because every node a pass creates carries its
 ``meta["val"]`` (:func:`call_function`). ``greater_as_less`` touches float
-comparisons only, and the ``ne`` that ``float_truth_as_comparisons`` builds
+comparisons only, and the ``ne`` that ``truth_as_comparisons`` builds
 needs none, and ``gelu_of_infinity_as_pytorch`` builds only an equality. ``max.dim`` and ``min.dim`` become a reduction and an
 arg-reduction before the NaN pass, which then makes each of them NaN-aware. The quantization rewrites run first: fake-quant ops become
 quantize/dequantize pairs, which the next pass leaves to the frontend, and the
@@ -98,7 +98,6 @@ __all__ = [
     "exact_integer_comparisons",
     "extremum_and_index_as_reduction_and_arg",
     "fake_quantize_as_pairs",
-    "float_truth_as_comparisons",
     "gelu_of_infinity_as_pytorch",
     "greater_as_less",
     "index_select_of_a_scalar_index",
@@ -114,6 +113,7 @@ __all__ = [
     "run_passes",
     "slice_bounds_as_tensors",
     "small_arguments_by_series",
+    "truth_as_comparisons",
     "unpaired_quantization_as_arithmetic",
     "view_sizes_from_metadata",
 ]

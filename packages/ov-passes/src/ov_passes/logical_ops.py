@@ -8,9 +8,10 @@ non-bool operand becomes ``x != 0`` first, as PyTorch reads it (NaN is true).
 ``where(c, a, b)`` of bool values becomes ``(c & a) | (~c & b)``: OpenVINO's
 CPU plugin fails to compile a ``Select`` of bools (its JIT eltwise kernel).
 
-A float tensor read as bools, converted (``x.bool()``) or reduced (``any``,
-``all``), becomes ``x != 0`` first: OpenVINO's CPU plugin reads NaN as false
-there (measured on 2026.4: ``tensor([nan]).bool()`` gave ``[False]``).
+A float, int32 or int64 tensor read as bools, converted (``x.bool()``) or
+reduced (``any``, ``all``), becomes ``x != 0`` first: OpenVINO's CPU plugin
+reads NaN as false there (measured on 2026.4: ``tensor([nan]).bool()`` gave
+``[False]``), and -2**31 and -2**63 too (int8 and int16 minima read true).
 """
 
 from __future__ import annotations
@@ -64,13 +65,16 @@ _TRUTH_REDUCTIONS = frozenset(
 )
 
 
-def _float_tensor(value: object) -> bool:
+def _read_as_false_at_extremes(value: object) -> bool:
+    """Whether OpenVINO's conversion to bool misreads some value of this tensor (NaN, -2**31, -2**63)."""
     value = value.meta.get("val") if isinstance(value, torch.fx.Node) else None
-    return isinstance(value, torch.Tensor) and value.is_floating_point()
+    return isinstance(value, torch.Tensor) and (
+        value.is_floating_point() or value.dtype in (torch.int32, torch.int64)
+    )
 
 
-def float_truth_as_comparisons(graph_module: torch.fx.GraphModule) -> bool:
-    """Read float tensors as ``x != 0`` where they become bools: conversions, ``any`` and ``all``.
+def truth_as_comparisons(graph_module: torch.fx.GraphModule) -> bool:
+    """Read float, int32 and int64 tensors as ``x != 0`` where they become bools: conversions, ``any`` and ``all``.
 
     Returns:
         True when a node was rewritten.
@@ -79,7 +83,7 @@ def float_truth_as_comparisons(graph_module: torch.fx.GraphModule) -> bool:
     changed = False
     for node in list(graph.nodes):
         name, x = op_name(node), node.args[0] if node.args else None
-        if not isinstance(x, torch.fx.Node) or not _float_tensor(x):
+        if not isinstance(x, torch.fx.Node) or not _read_as_false_at_extremes(x):
             continue
         if name == "aten._to_copy.default" and node.kwargs.get("dtype") == torch.bool:
             with graph.inserting_before(node):
