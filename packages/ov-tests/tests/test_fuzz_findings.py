@@ -547,3 +547,24 @@ def test_the_most_negative_integers_read_as_true():
     wide = torch.tensor([0, -(2**63), 0])
     got = lowered_outputs(IntegerTruths(), x, wide)
     assert not differences(got, list(IntegerTruths()(x, wide)), [None] * 5)
+
+
+class PoolsWithOneElementArguments(torch.nn.Module):
+    def forward(self, x, volume):
+        return (
+            *torch.ops.aten.max_pool2d_with_indices.default(x, [2, 1], [1]),
+            *torch.ops.aten.max_pool2d_with_indices.default(x, [2], [1, 1], [1]),
+            torch.ops.aten.avg_pool2d.default(x, [2], [1], [1]),
+            *torch.ops.aten.max_pool3d_with_indices.default(volume, [2, 2, 2], [1]),
+        )
+
+
+def test_pools_with_one_element_arguments_are_delegated_and_equal_eager():
+    """The frontend read a one-element stride wrongly; ExecuTorch's kernel then skipped NaN."""
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randint(-2, 3, (4, 4, 2), generator=generator).float()
+    x[2, 3, 0] = math.nan
+    volume = torch.randn(1, 1, 3, 3, 3, generator=generator)
+    volume[0, 0, 1, 1, 1] = math.nan
+    got = lowered_outputs(PoolsWithOneElementArguments(), x, volume)
+    assert not differences(got, list(PoolsWithOneElementArguments()(x, volume)), [None] * 7)

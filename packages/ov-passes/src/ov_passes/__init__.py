@@ -19,6 +19,7 @@ from ov_passes.nan_comparisons import greater_as_less
 from ov_passes.nan_propagation import nan_through_clamps_and_maxima
 from ov_passes.no_op_aliases import drop_no_op_aliases
 from ov_passes.pipeline import GraphPass, call_function, op_name, replace_node, run_passes
+from ov_passes.pool_arguments import pool_arguments_per_dim
 from ov_passes.quantization import (
     fake_quantize_as_pairs,
     unpaired_quantization_as_arithmetic,
@@ -41,6 +42,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     affine_dequantization_as_arithmetic,
     output_scales_onto_weights,
     broadcast_weights_as_matmul,
+    pool_arguments_per_dim,
     empty_results_as_constants,
     cast_integer_accumulations_to_int64,
     reductions_of_scalars_as_copies,
@@ -76,7 +78,8 @@ needs none, and ``gelu_of_infinity_as_pytorch`` builds only an equality. ``max.d
 arg-reduction before the NaN pass, which then makes each of them NaN-aware. The quantization rewrites run first: fake-quant ops become
 quantize/dequantize pairs, which the next pass leaves to the frontend, and the
 float arithmetic it builds for unpaired nodes (and the weight-compression
-passes for weight-only quantization) is what the others expect. Empty results
+passes for weight-only quantization) is what the others expect. Pooling arguments are
+spelled out per dim before any pass reads or copies them. Empty results
 become constants next, so no later pass builds on a node OpenVINO would
 compute on empty tensors.
 ``drop_no_op_aliases`` runs last, once views have their sizes. The other passes rewrite nodes no other pass creates or reads."""
@@ -107,6 +110,7 @@ __all__ = [
     "narrow_kernels_widened",
     "op_name",
     "output_scales_onto_weights",
+    "pool_arguments_per_dim",
     "reductions_of_scalars_as_copies",
     "reductions_over_every_dim",
     "replace_node",
