@@ -472,16 +472,24 @@ def test_bfloat16_max_pools_with_indices_load_and_equal_eager():
 
 
 class MaximaOfMultiples(torch.nn.Module):
-    def forward(self, x, wide):
-        return torch.maximum(-x, x), torch.maximum(x, x * 0), torch.maximum(wide * -2, wide)
+    def forward(self, x, wide, y):
+        return (
+            torch.maximum(-x, x),
+            torch.maximum(x, x * 0),
+            torch.maximum(wide * -2, wide),
+            torch.maximum((-y).squeeze(0), y),
+        )
 
 
 def test_integer_maxima_of_a_multiple_keep_every_bit():
-    """OpenVINO fused maximum(x * c, x) into a PRelu computed in float32: 2**31 - 1 gave -2**31."""
+    """OpenVINO fused maximum(x * c, x) into a PRelu computed in float32: 2**31 - 1 gave -2**31.
+
+    A view that changes nothing between them is dropped before conversion, so it hides nothing.
+    """
     x = torch.tensor([0, -(2**31) + 1, 2**31 - 1, -1, 1, 2**24 + 1, 123456789], dtype=torch.int32)
     wide = torch.tensor([2**40 + 1, -(2**24) - 1, 7, -(2**62)])
-    got = lowered_outputs(MaximaOfMultiples(), x, wide)
-    assert not differences(got, list(MaximaOfMultiples()(x, wide)), [None] * 3)
+    got = lowered_outputs(MaximaOfMultiples(), x, wide, x + 1)
+    assert not differences(got, list(MaximaOfMultiples()(x, wide, x + 1)), [None] * 4)
 
 
 class SortsOfScalars(torch.nn.Module):

@@ -11,7 +11,6 @@ import functools
 import logging
 import operator
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import cast
 
 import torch
 from openvino.frontend.pytorch.torchdynamo.op_support import OperatorSupport
@@ -322,19 +321,36 @@ def _check_nonzero_of_a_scalar(node: torch.fx.Node) -> str | None:
     return None
 
 
+# Ops that leave the values as they are; the passes drop those that change no
+# shape (ov_passes.no_op_aliases), so a pattern can form across them.
+_SAME_VALUES = frozenset(
+    {"aten.squeeze_copy", "aten.unsqueeze_copy", "aten.view_copy", "aten.alias_copy"}
+    | {"aten.clone", "aten.expand_copy", "aten.squeeze", "aten.unsqueeze", "aten.view"}
+    | {"dim_order_ops._clone_dim_order"}
+)
+
+
+def _source(value: object) -> object:
+    """``value`` before any op of ``_SAME_VALUES``."""
+    while isinstance(value, torch.fx.Node) and op_packet(value) in _SAME_VALUES:
+        value = value.args[0]
+    return value
+
+
 def _check_integer_maximum_of_a_multiple(node: torch.fx.Node) -> str | None:
     if op_packet(node) != "aten.maximum" or not all(
         not t.is_floating_point() for t in _tensor_values(node.meta.get("val"))
     ):
         return None
-    first, second = node.args[:2]
+    first, second = (_source(arg) for arg in node.args[:2])
     for product, other in ((first, second), (second, first)):
         # The frontend converts neg to a Multiply by -1.
-        multiple = isinstance(product, torch.fx.Node) and op_packet(product) in (
+        if not isinstance(product, torch.fx.Node) or op_packet(product) not in (
             "aten.mul",
             "aten.neg",
-        )
-        if multiple and other in cast("torch.fx.Node", product).args:
+        ):
+            continue
+        if other in [_source(arg) for arg in product.args]:
             return (
                 "OpenVINO fuses an integer maximum(x, x * c), c <= 1, into a PRelu "
                 "(LeakyReluFusion), which its CPU plugin computes in float32, exact only "
