@@ -9,7 +9,7 @@ from ov_convert import ConversionError
 from ov_convert.convert import check_public_opsets, operations
 
 
-class Leftover(ov.Op):
+class Leftover(ov.Op):  # type: ignore[misc]
     """Stands for an internal frontend operation (``SliceAssign``) that reached the model."""
 
     def __init__(self, inputs=None):
