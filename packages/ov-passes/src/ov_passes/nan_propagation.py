@@ -142,31 +142,36 @@ def _undefined_softmax_rows(graph: torch.fx.Graph, x: torch.fx.Node, dim: object
 
 
 def _nan_windows(
-    node: torch.fx.Node, x: torch.fx.Node
+    node: torch.fx.Node, x: torch.fx.Node, with_index: bool
 ) -> tuple[torch.fx.Node, torch.fx.Node | None]:
-    """Which windows of a max pooling hold NaN, and the index PyTorch gives there (None if unknown).
+    """Which windows of a max pooling hold NaN, and the index PyTorch gives there (None if not built).
 
     PyTorch's kernel takes each NaN it meets, so a window's index is that of
     its last NaN in row-major order: the largest flat spatial position. Pooling
     ``(position + 1) * isnan(x)`` (exact in float32 below 2**24 positions)
     gives it, and 0 where the window holds none. OpenVINO's ``MaxPool`` index
-    of such a window is another element's. Spatial sizes known only at run
-    time pool ``isnan(x)`` alone and keep OpenVINO's indices.
+    of such a window is another element's. Without ``with_index``, and for
+    spatial sizes known only at run time, ``isnan(x)`` alone is pooled and
+    OpenVINO's indices stay.
     """
     graph = node.graph
     spatial = list(x.meta["val"].shape[-(2 if "2d" in op_name(node) else 3) :])
-    nan = _nan_floats(graph, x)
-    if not all(isinstance(size, int) for size in spatial) or math.prod(spatial) >= 2**24:
-        pooled = call_function(graph, node.target, (nan, *node.args[1:]))
-        first = call_function(graph, operator.getitem, (pooled, 0))
-        return call_function(graph, aten.ne.Scalar, (first, 0.0)), None
-    count = math.prod(spatial)
-    positions = call_function(graph, aten.arange.start, (1, count + 1), {"dtype": torch.float32})
-    positions = call_function(graph, aten.view.default, (positions, spatial))
-    keys = call_function(graph, aten.mul.Tensor, (nan, positions))
+    keys = _nan_floats(graph, x)
+    with_index = (
+        with_index and all(isinstance(size, int) for size in spatial) and math.prod(spatial) < 2**24
+    )
+    if with_index:
+        count = math.prod(spatial)
+        positions = call_function(
+            graph, aten.arange.start, (1, count + 1), {"dtype": torch.float32}
+        )
+        positions = call_function(graph, aten.view.default, (positions, spatial))
+        keys = call_function(graph, aten.mul.Tensor, (keys, positions))
     pooled = call_function(graph, node.target, (keys, *node.args[1:]))
     last = call_function(graph, operator.getitem, (pooled, 0))
     mask = call_function(graph, aten.ne.Scalar, (last, 0.0))
+    if not with_index:
+        return mask, None
     position = call_function(graph, aten.sub.Tensor, (last, 1.0))
     index = call_function(graph, aten._to_copy.default, (position,), {"dtype": torch.int64})
     return mask, index
@@ -180,7 +185,7 @@ def _with_indices(node: torch.fx.Node) -> bool:
     readers = {user.args[1]: user for user in node.users if user.target is operator.getitem}
     with graph.inserting_before(node.next):
         if op_name(node) in _POOLS:
-            mask, index = _nan_windows(node, x)
+            mask, index = _nan_windows(node, x, 1 in readers)
         else:
             dim, keep = node.args[1], bool(node.args[2]) if len(node.args) > 2 else False
             mask = _any_nan_over(graph, x, dim, keep)
