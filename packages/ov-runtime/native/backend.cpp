@@ -9,9 +9,12 @@
 
 #include <executorch/runtime/backend/interface.h>
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "c_api.h"
+#include "compiled_model.h"
 #include "ov_executorch/backend.h"
 #include "delegate.h"
 #include "errors.h"
@@ -134,6 +137,23 @@ int ov_executorch_check_payload(const void* data, size_t size) {
   ov_executorch::PayloadView payload;
   if (ov_executorch::read_payload(data, size, &payload)) return 0;
   return static_cast<int>(executorch::runtime::Error::DelegateInvalidCompatibility);
+}
+
+long ov_executorch_compile_properties(const void* data, size_t size, char* buffer,
+                                      size_t buffer_size) {
+  ov_executorch::clear_last_error();
+  ov_executorch::PayloadView payload;
+  if (!ov_executorch::read_payload(data, size, &payload)) return -1;
+  std::string text;
+  for (const auto& [key, value] : ov_executorch::compile_properties(payload)) {
+    text += key + "=" + value + "\n";
+  }
+  if (buffer && buffer_size > 0) {
+    size_t n = std::min(buffer_size - 1, text.size());
+    std::memcpy(buffer, text.data(), n);
+    buffer[n] = '\0';
+  }
+  return static_cast<long>(text.size());
 }
 
 int ov_executorch_register_backend(void) {

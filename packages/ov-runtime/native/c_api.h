@@ -34,6 +34,16 @@ OV_EXECUTORCH_EXPORT uint64_t ov_executorch_checksum(const uint8_t* data, size_t
 // with the reason as the thread's last error (ov_executorch_take_last_error).
 OV_EXECUTORCH_EXPORT int ov_executorch_check_payload(const void* data, size_t size);
 
+// The OpenVINO properties a delegate of this payload compiles with in this
+// process, one "KEY=VALUE" line each: the payload's own, plus what only the
+// machine that loads it knows (compile_properties in compiled_model.h: the
+// default model cache folder, LP_TRANSFORMS_MODE=NO for wide int8 weights on a
+// CPU without VNNI). -1 when the payload is refused, with the reason as the
+// thread's last error. Lets tools compile a payload as the runtime does
+// without re-deriving these rules.
+OV_EXECUTORCH_EXPORT long ov_executorch_compile_properties(const void* data, size_t size,
+                                                           char* buffer, size_t buffer_size);
+
 // 1 where this CPU computes OpenVINO's u8 x s8 int8 products exactly for any
 // 8-bit values (VNNI, or not x86), else 0: a delegate with wide int8 weights
 // then compiles without the CPU plugin's low-precision transformations.

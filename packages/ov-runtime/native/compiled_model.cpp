@@ -60,9 +60,8 @@ Properties compile_properties(const PayloadView& payload) {
   bool has_cache = false;
   for (const auto& property : payload.properties) {
     has_mode |= property.first == kLowPrecisionKey;
-    has_cache |= property.first == kCacheDirKey;
-    // An empty CACHE_DIR is the compile spec cache_dir=none: no cache at all.
-    if (property.first != kCacheDirKey || !property.second.empty()) properties.push_back(property);
+    has_cache |= property.first == kCacheDirKey;  // an empty one is OpenVINO's "no cache"
+    properties.push_back(property);
   }
   if (!has_cache) {
     if (std::optional<std::string> folder = default_cache_dir()) {

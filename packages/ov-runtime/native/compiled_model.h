@@ -19,9 +19,10 @@ using Properties = std::vector<std::pair<std::string, std::string>>;
 // OpenVINO's model cache folder: a property of the core, not of a compiled model.
 constexpr const char* kCacheDirKey = "CACHE_DIR";
 
-// The properties `payload` compiles with: its own, with the default model
-// cache folder (default_cache_dir) as CACHE_DIR when it carries none and
-// without the empty CACHE_DIR that turns the cache off; plus LP_TRANSFORMS_MODE=NO
+// The properties `payload` compiles with: its own (an empty CACHE_DIR, which
+// the compile spec cache_dir=none becomes, is OpenVINO's own "no cache"), with
+// the default model cache folder (default_cache_dir) as CACHE_DIR when it
+// carries none; plus LP_TRANSFORMS_MODE=NO
 // when it has wide int8 weights (kWideInt8Weights), compiles for the CPU, and
 // this CPU's int8 products are not exact (int8_products_exact). That mode
 // turns off the CPU plugin's low-precision transformations: the int8 layers

@@ -5,8 +5,8 @@
 // properties, which skips compiling (the model and the properties are the
 // cache's key). This backend turns it on by default, in a per-user folder
 // resolved when a delegate loads, on the machine that runs the program:
-//   1. OV_EXECUTORCH_CACHE_DIR, when set: that folder, or no cache when it is
-//      empty or "none";
+//   1. OV_EXECUTORCH_CACHE_DIR, when set and not empty: that folder, or no
+//      cache when it is "none" (ov_spec.NO_CACHE, the compile spec's spelling);
 //   2. $XDG_CACHE_HOME/ov_executorch, when XDG_CACHE_HOME is an absolute path
 //      (the XDG base directory specification ignores relative ones);
 //   3. $HOME/.cache/ov_executorch;

@@ -1,4 +1,5 @@
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -239,7 +240,7 @@ def test_a_cache_dir_that_is_a_file_is_refused(tmp_path):
     path.write_text("not a folder")
     with pytest.raises(CompileSpecError, match=r"'cache_dir' names .*exists and is not a folder"):
         parse(("cache_dir", str(path).encode()))
-    assert parse(("cache_dir", str(tmp_path / "new").encode())).cache_dir == str(tmp_path / "new")
+    assert parse(("cache_dir", str(tmp_path / "new").encode())).cache_dir == tmp_path / "new"
 
 
 def test_cache_dir_none_turns_the_cache_off_and_nothing_leaves_it_to_the_runtime():
@@ -247,11 +248,12 @@ def test_cache_dir_none_turns_the_cache_off_and_nothing_leaves_it_to_the_runtime
     assert "CACHE_DIR" not in parse().properties()
 
 
-def test_an_empty_device_means_the_default():
-    assert OpenvinoOptions.from_mapping({"device": ""}).device == "CPU"
+@pytest.mark.parametrize("value", ["", None], ids=repr)
+def test_an_empty_device_means_the_default(value):
+    assert OpenvinoOptions.from_mapping({"device": value}).device == "CPU"
 
 
-@pytest.mark.parametrize("value", [3, 1.5, None, b"CPU"], ids=repr)
+@pytest.mark.parametrize("value", [3, 1.5, b"CPU"], ids=repr)
 def test_a_value_that_is_not_text_is_a_compile_spec_error(value):
     with pytest.raises(
         CompileSpecError, match=r"'device' has the value .* of type .*values are text"
@@ -284,7 +286,7 @@ def test_switches_take_true_or_false(key):
 
 def test_int64_narrowing_is_the_partitioners_alone():
     options = parse(("allow_int64_narrowing", b"true"))
-    assert options.allow_int64_narrowing == "true"
+    assert options.allow_int64_narrowing is True
     assert options.properties() == parse().properties()
 
 
@@ -352,10 +354,10 @@ def test_bad_performance_values_name_the_key_and_what_is_allowed(key, value, exp
 
 def test_a_compiled_blob_is_asked_for_one_device_and_is_no_openvino_property():
     options = parse(("compiled_blob", b"true"), ("device", b"GPU.1"))
-    assert options.wants_compiled_blob
+    assert options.compiled_blob is True
     assert "compiled_blob" not in str(options.properties()).lower()
-    assert not parse(("compiled_blob", b"false")).wants_compiled_blob
-    assert not parse().wants_compiled_blob
+    assert parse(("compiled_blob", b"false")).compiled_blob is False
+    assert parse().compiled_blob is None
 
 
 @pytest.mark.parametrize("device", ["AUTO", "AUTO:GPU,CPU", "HETERO:GPU,CPU", "MULTI:CPU", "BATCH"])
@@ -368,3 +370,46 @@ def test_a_compiled_blob_for_a_virtual_device_is_refused_before_conversion(devic
 def test_compiled_blob_is_true_or_false():
     with pytest.raises(CompileSpecError, match=r"'compiled_blob'.*true or false"):
         parse(("compiled_blob", b"yes"))
+
+
+def test_each_value_is_read_once_into_its_type():
+    options = parse(
+        ("inference_precision", b"bf16"),
+        ("cache_dir", b"/tmp/c"),
+        ("inference_num_threads", b"4"),
+        ("enable_cpu_pinning", b"false"),
+        ("dynamic_quantization_group_size", b"0"),
+        ("num_streams", b"2"),
+        ("compiled_blob", b"true"),
+    )
+    assert options.inference_precision == "bf16"
+    assert options.cache_dir == Path("/tmp/c")
+    assert options.inference_num_threads == 4
+    assert options.enable_cpu_pinning is False
+    assert options.dynamic_quantization_group_size == 0
+    assert options.num_streams == 2
+    assert options.compiled_blob is True
+    assert parse(("cache_dir", b"none")).cache_dir == "none"
+    assert parse(("num_streams", b"AUTO")).num_streams == "AUTO"
+
+
+def test_typed_values_equal_their_text():
+    typed = OpenvinoOptions(
+        cache_dir=Path("/tmp/c"), inference_num_threads=4, enable_cpu_pinning=False
+    )
+    text = OpenvinoOptions.from_mapping(
+        {"cache_dir": "/tmp/c", "inference_num_threads": "4", "enable_cpu_pinning": "false"}
+    )
+    assert typed == text
+    assert parse(*typed.to_entries()) == typed
+    assert typed.properties()["ENABLE_CPU_PINNING"] == "NO"
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("inference_num_threads", True), ("enable_cpu_pinning", 1), ("device", Path("CPU"))],
+    ids=["bool_count", "int_switch", "path_device"],
+)
+def test_a_value_of_a_type_the_key_does_not_take_is_refused(key, value):
+    with pytest.raises(CompileSpecError, match=rf"'{key}'"):
+        OpenvinoOptions.from_mapping({key: value})

@@ -30,7 +30,7 @@ def test_0d_inputs_and_outputs_keep_their_empty_shape(dtype):
     if dtype == torch.bool:
         b = scalar(0, dtype)
     # int64 inputs reach OpenVINO only when the compile spec allows narrowing.
-    specs = compile_specs(allow_int64_narrowing="true") if dtype == torch.int64 else None
+    specs = compile_specs(allow_int64_narrowing=True) if dtype == torch.int64 else None
     outcome = check_program(
         MulAndSum(),
         (a, b),

@@ -76,7 +76,7 @@ def test_openvinos_dynamic_quantization_of_activations_is_opt_in():
     # that off (tested above).
     model = mlp()
     quantize_(model, Int8WeightOnlyConfig())
-    specs = compile_specs(dynamic_quantization_group_size="32")
+    specs = compile_specs(dynamic_quantization_group_size=32)
     outcome = check_program(model, inputs(1), atol=5e-2, compile_specs=specs)
     program = load_program(outcome.lowered.buffer)
     program.load_method("forward")

@@ -110,11 +110,12 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
         this rather than :meth:`preprocess`: serializing each trial partition
         would cost the memory of its weights twice over, and decides nothing.
 
+        The conversion does not depend on the compile specs, which the
+        partitioner has already parsed and checked, so they are not read here.
+
         Raises:
-            CompileSpecError: A compile spec is not valid (checked before conversion).
             ConversionError: OpenVINO could not convert the partition.
         """
-        OpenvinoOptions.from_compile_specs(compile_specs)
         return _convert(edge_program)[0]
 
     @staticmethod
@@ -144,9 +145,7 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
         options = OpenvinoOptions.from_compile_specs(compile_specs)
         model, inputs, outputs = _convert(edge_program)
         properties = options.properties()
-        blob = (
-            compile_blob(model, options.device, properties) if options.wants_compiled_blob else None
-        )
+        blob = compile_blob(model, options.device, properties) if options.compiled_blob else None
         with tempfile.TemporaryDirectory(prefix="ov_executorch_") as folder:
             xml, weights = serialize(model, Path(folder))
             payload = Payload(

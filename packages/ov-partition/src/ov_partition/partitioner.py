@@ -41,23 +41,20 @@ MAX_TRIAL_ROUNDS = 8
 """Rounds of trial lowering that leave one refused node per failing partition on the CPU."""
 
 
-def compile_specs(**options: str | os.PathLike[str] | None) -> list[CompileSpec]:
+def compile_specs(**options: str | bool | int | os.PathLike[str] | None) -> list[CompileSpec]:
     """Build the compile spec list for :class:`OpenvinoPartitioner` from keyword arguments.
 
     Each keyword is a compile spec key of ``ov_spec.OpenvinoOptions`` (``device``,
     ``inference_precision``, ``cache_dir``); ``None`` or ``""`` means the
-    key's default, and a path is taken as its string. For example
-    ``compile_specs(device="GPU", inference_precision="f16")``.
+    key's default. A value is its text, or the key's type: a bool for a
+    switch, a whole number for a count, a path for ``cache_dir``. For example
+    ``compile_specs(device="GPU", inference_precision="f16", compiled_blob=True)``.
 
     Raises:
         CompileSpecError: An unknown key or a value that is not valid; the
             message names the key and what is allowed.
     """
-    values = {
-        key: "" if value is None else os.fspath(value) if isinstance(value, os.PathLike) else value
-        for key, value in options.items()
-    }
-    entries = OpenvinoOptions.from_mapping(values).to_entries()
+    entries = OpenvinoOptions.from_mapping(options).to_entries()
     return [CompileSpec(key, value) for key, value in entries]
 
 
@@ -145,9 +142,7 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
                 BACKEND_ID,
             )
         trial = None if backend is None else (list(self.delegation_spec.compile_specs), backend)
-        narrowed = narrowed_nodes(
-            exported_program, int64=self.options.allow_int64_narrowing != "true"
-        )
+        narrowed = narrowed_nodes(exported_program, int64=not self.options.allow_int64_narrowing)
         refused: dict[str, str] = {}
         converted: set[frozenset[str]] = set()
         support = OpenvinoOperatorSupport(self.skip_ops, refused, narrowed)

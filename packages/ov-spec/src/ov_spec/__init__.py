@@ -20,18 +20,17 @@ from ov_spec.compile_spec import (
     KNOWN_KEYS,
     KV_CACHE_PRECISION,
     KV_CACHE_PRECISIONS,
-    NO_CACHE,
     NUM_STREAMS,
     PERFORMANCE_HINT,
     PERFORMANCE_HINTS,
     PRECISIONS,
     CompileSpecLike,
     OpenvinoOptions,
-    runs_on_cpu_only,
 )
 from ov_spec.dtypes import DELEGATE_DTYPES, DTYPES, Dtype
 from ov_spec.exceptions import CompileSpecError
 from ov_spec.op_names import target_name
+from ov_spec.spec_values import NO_CACHE, runs_on_cpu_only
 
 __all__ = [  # noqa: RUF022 - grouped by topic
     "BACKEND_ID",

@@ -7,12 +7,15 @@ ExecuTorch passes compile specs as a list of entries with a ``str`` key and a
 * an empty value means the key's default;
 * values are UTF-8 text without control characters.
 
-:meth:`OpenvinoOptions.properties` resolves them into the final OpenVINO
-properties for the device, which preprocess writes into the delegate payload;
-the native runtime compiles with those properties as they are, and adds one of
-its own: ``LP_TRANSFORMS_MODE=NO`` for a delegate flagged for int8 products
-that may saturate, on a CPU without VNNI (see the docs on quantization). A new key is a new field of :class:`OpenvinoOptions` (made with
-:func:`_key`), its check in ``__post_init__`` and its property in ``properties``.
+Each value is parsed once, into a typed field of :class:`OpenvinoOptions`
+(a bool, a count, one of a key's values, a path), which every layer below
+reads. :meth:`OpenvinoOptions.properties` resolves them into the final
+OpenVINO properties for the device, which preprocess writes into the delegate
+payload; the native runtime compiles with those properties as they are, plus
+what only the machine that loads the program knows (the default cache folder,
+and whether its CPU's int8 products are exact: see ``ov_runtime.compile_properties``).
+A new key is a new field of :class:`OpenvinoOptions` (made with :func:`_key`,
+naming how its text reads) and its property in ``properties``.
 
 Each key is described once, in its field's metadata (``values``, ``default``,
 ``about``): :data:`KEY_HELP` gives command lines their help from it, and
@@ -22,18 +25,27 @@ Each key is described once, in its field's metadata (``values``, ``default``,
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Literal, Protocol, TypeAlias
 
+from ov_spec import spec_values
 from ov_spec.exceptions import CompileSpecError
+from ov_spec.spec_values import (
+    CONTROL_CHARACTER,
+    DEVICE_PATTERN,
+    NO_CACHE,
+    SINGLE_DEVICE,
+    NoCache,
+    Reader,
+    repeated_device,
+    runs_on_cpu_only,
+)
 
 DEVICE = "device"
 INFERENCE_PRECISION = "inference_precision"
 CACHE_DIR = "cache_dir"
-NO_CACHE = "none"
-"""The ``cache_dir`` value that turns OpenVINO's model cache off."""
 INFERENCE_NUM_THREADS = "inference_num_threads"
 ENABLE_CPU_PINNING = "enable_cpu_pinning"
 DYNAMIC_QUANTIZATION_GROUP_SIZE = "dynamic_quantization_group_size"
@@ -43,68 +55,53 @@ NUM_STREAMS = "num_streams"
 KV_CACHE_PRECISION = "kv_cache_precision"
 COMPILED_BLOB = "compiled_blob"
 
-PERFORMANCE_HINTS = ("LATENCY", "THROUGHPUT", "CUMULATIVE_THROUGHPUT")
+Precision: TypeAlias = Literal["f32", "f16", "bf16"]
+PRECISIONS: tuple[Precision, ...] = ("f32", "f16", "bf16")
+"""The values of OpenVINO's ``INFERENCE_PRECISION_HINT`` this backend takes."""
+PerformanceHint: TypeAlias = Literal["LATENCY", "THROUGHPUT", "CUMULATIVE_THROUGHPUT"]
+PERFORMANCE_HINTS: tuple[PerformanceHint, ...] = ("LATENCY", "THROUGHPUT", "CUMULATIVE_THROUGHPUT")
 """The values of OpenVINO's ``PERFORMANCE_HINT`` property."""
-KV_CACHE_PRECISIONS = ("f32", "f16", "bf16", "u8", "u4")
+KvCachePrecision: TypeAlias = Literal["f32", "f16", "bf16", "u8", "u4"]
+KV_CACHE_PRECISIONS: tuple[KvCachePrecision, ...] = ("f32", "f16", "bf16", "u8", "u4")
 """The element types OpenVINO's CPU plugin takes for ``KV_CACHE_PRECISION``
 (2026.4 refused ``i8``)."""
 
+_PRECISION = spec_values.choice(PRECISIONS)
+_PERFORMANCE_HINT = spec_values.choice(PERFORMANCE_HINTS)
+_KV_CACHE_PRECISION = spec_values.choice(KV_CACHE_PRECISIONS)
+_THREADS = spec_values.count(minimum=1, expected="a positive whole number below 2**31, such as '1'")
+_GROUP_SIZE = spec_values.count(
+    minimum=0, expected="a whole number below 2**31, such as '32', or '0' for none"
+)
+_FOLDER = (os.PathLike,)
+
 DEFAULT_DEVICE = "CPU"
-PRECISIONS = ("f32", "f16", "bf16")
-CPU_DEFAULT_PRECISION = "f32"
+CPU_DEFAULT_PRECISION: Precision = "f32"
 """OpenVINO's CPU plugin picks bf16 on x86 CPUs with bf16 units and f16 on ARM
 unless told otherwise, so a float32 program asks for f32 on ``CPU``."""
 
-# One device name, optionally with an index (GPU.1), optionally followed by a
-# colon and a comma-separated priority list (AUTO:GPU,CPU; HETERO:GPU.0,CPU).
-_DEVICE_NAME = r"[A-Z][A-Z0-9_]*(?:\.[0-9]+)?"
-_DEVICE_PATTERN = re.compile(rf"{_DEVICE_NAME}(?::{_DEVICE_NAME}(?:,{_DEVICE_NAME})*)?")
-# One device of one plugin: what OpenVINO's export_model and import_model take.
-_SINGLE_DEVICE = re.compile(rf"(?!(?:AUTO|HETERO|MULTI|BATCH)\b){_DEVICE_NAME}")
-_CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
 
-
-def runs_on_cpu_only(device: str) -> bool:
-    """Whether every device an OpenVINO device string names is the CPU.
-
-    ``CPU`` and ``AUTO:CPU`` do; ``AUTO`` (any device), ``GPU`` and
-    ``HETERO:GPU,CPU`` do not.
-    """
-    names = device.split(":", 1)[1].split(",") if ":" in device else [device]
-    return all(name.split(".", 1)[0] == "CPU" for name in names)
-
-
-def _repeated_device(device: str) -> str | None:
-    """The first device that an OpenVINO device list names twice, or None.
-
-    ``AUTO:CPU,CPU`` names ``CPU`` twice, and ``HETERO:GPU,GPU.0`` names the
-    first GPU twice (``GPU`` is ``GPU.0``). OpenVINO accepts such lists, and
-    ``AUTO:CPU,CPU`` and ``MULTI:CPU,CPU`` returned the first call's output
-    shape for later calls of a dynamic program (OpenVINO 2026.4.1), so they
-    are refused at lowering and by the runtime.
-    """
-    if ":" not in device:
-        return None
-    seen: set[str] = set()
-    for name in device.split(":", 1)[1].split(","):
-        plugin, _, index = name.partition(".")
-        key = f"{plugin}.{index or '0'}"
-        if key in seen:
-            return name
-        seen.add(key)
-    return None
-
-
-def _key(*, values: str, default: str, about: str, value: str | None = None) -> Any:
+def _key(
+    *,
+    values: str,
+    default: str,
+    about: str,
+    read: Reader,
+    takes: tuple[type, ...] = (),
+    value: str | None = None,
+) -> Any:
     """Declare a compile spec key: a dataclass field whose metadata describes it.
 
     Args:
         values: The values the key takes (Markdown).
         default: What an unset key means (Markdown).
         about: What the key does, and the OpenVINO property it sets (Markdown).
+        read: Reads the key's text into the field's typed value (:mod:`ov_spec.spec_values`).
+        takes: The types besides text a caller may give the key (``bool``, ``int``, a path).
         value: The field's default; ``None`` means "unset".
     """
-    return field(default=value, metadata={"values": values, "default": default, "about": about})
+    metadata = {"values": values, "default": default, "about": about, "read": read, "takes": takes}
+    return field(default=value, metadata=metadata)
 
 
 class CompileSpecLike(Protocol):
@@ -125,9 +122,13 @@ class CompileSpecLike(Protocol):
 class OpenvinoOptions:
     """The validated compile specs of one delegate; each field is one compile spec key.
 
-    A field holds the key's text as given, or ``None`` for its default; the
-    field's metadata says what the key does, the values it takes and its
-    default (:data:`KEY_DOCS`, and the table in the docs generated from it).
+    A field holds the key's typed value (``True``, ``4``, ``"bf16"``, a
+    ``Path``), or ``None`` for its default; the field's metadata says what the
+    key does, the values it takes and its default (:data:`KEY_DOCS`, and the
+    table in the docs generated from it). The constructor also takes each
+    value as the text ExecuTorch stores (``"true"``, ``"4"``), and reads it
+    into its type, so ``OpenvinoOptions(compiled_blob="true").compiled_blob``
+    is ``True``.
 
     Raises:
         CompileSpecError: A field holds a value OpenVINO would not accept; the
@@ -140,9 +141,10 @@ class OpenvinoOptions:
         about="The OpenVINO device the delegate is compiled for when the program loads. "
         "Lowering needs no device, so a device the lowering machine lacks is refused only "
         "when the program loads (with `compiled_blob=true`, while lowering).",
+        read=spec_values.text,
         value=DEFAULT_DEVICE,
     )
-    inference_precision: str | None = _key(
+    inference_precision: Precision | None = _key(
         values="`f32`, `f16`, `bf16`",
         default="`f32` when the device string names only the CPU (`CPU`, `AUTO:CPU`); "
         "OpenVINO's own elsewhere",
@@ -150,8 +152,9 @@ class OpenvinoOptions:
         "CPUs with bf16 units and f16 on ARM unless told otherwise, so a float32 program asks "
         "for `f32` on the CPU; `bf16` is about twice as fast on CPUs with bf16 units, with two "
         "to three significant digits.",
+        read=_PRECISION,
     )
-    cache_dir: str | None = _key(
+    cache_dir: Path | NoCache | None = _key(
         values="a folder for OpenVINO's model cache, or `none` for no cache",
         default="chosen where the program loads: `$OV_EXECUTORCH_CACHE_DIR` (`none` turns it "
         "off), else `$XDG_CACHE_HOME/ov_executorch`, else `~/.cache/ov_executorch`",
@@ -159,56 +162,70 @@ class OpenvinoOptions:
         "imports the model compiled by the first instead of compiling it. A folder that "
         "cannot be written means no cache (logged), never a failed load; one that exists must "
         "be a folder.",
+        read=spec_values.cache_folder,
+        takes=_FOLDER,
     )
-    inference_num_threads: str | None = _key(
+    inference_num_threads: int | None = _key(
         values="a positive whole number below 2**31",
         default="OpenVINO's own (all cores)",
         about="OpenVINO's `INFERENCE_NUM_THREADS`: the threads one inference runs on. One "
         "thread each lets programs that run in parallel (one per Python thread) share the "
         "cores without contending.",
+        read=_THREADS,
+        takes=(int,),
     )
-    enable_cpu_pinning: str | None = _key(
+    enable_cpu_pinning: bool | None = _key(
         values="`true`, `false`",
         default="OpenVINO's own (pinned on Linux)",
         about="OpenVINO's `ENABLE_CPU_PINNING`: whether the CPU plugin pins its threads to "
         "cores. Programs that run in parallel in one process, each on one thread, are pinned "
         "to the same core unless this is `false`.",
+        read=spec_values.boolean,
+        takes=(bool,),
     )
-    dynamic_quantization_group_size: str | None = _key(
+    dynamic_quantization_group_size: int | None = _key(
         values="a whole number below 2**31; `0` for none",
         default="`0` on the CPU at `f32` precision; OpenVINO's own (32) elsewhere",
         about="OpenVINO's `DYNAMIC_QUANTIZATION_GROUP_SIZE`: for layers with compressed (int8 "
         "or int4) weights, the CPU plugin quantizes the activations to int8 at run time in "
         "groups of this many values, trading about 1e-2 of error for speed (6e-3 on a "
         "weight-only int8 MLP), so float32 results ask for `0`.",
+        read=_GROUP_SIZE,
+        takes=(int,),
     )
-    allow_int64_narrowing: str | None = _key(
+    allow_int64_narrowing: bool | None = _key(
         values="`true`, `false`",
         default="`false`: such nodes stay on ExecuTorch's CPU kernels",
         about="Whether the partitioner delegates int64 work whose values it cannot prove to "
         "fit in 32 bits. OpenVINO's CPU plugin computes int64 in 32 bits, so `true` is faster "
         "where such nodes sit between delegated ones, and wraps values past the int32 range. "
         "Read by the partitioner only.",
+        read=spec_values.boolean,
+        takes=(bool,),
     )
-    performance_hint: str | None = _key(
+    performance_hint: PerformanceHint | None = _key(
         values="`LATENCY`, `THROUGHPUT`, `CUMULATIVE_THROUGHPUT`",
         default="OpenVINO's own (`LATENCY` on the CPU)",
         about="OpenVINO's `PERFORMANCE_HINT`. ExecuTorch calls a method one inference at a "
         "time, which `LATENCY` serves.",
+        read=_PERFORMANCE_HINT,
     )
-    num_streams: str | None = _key(
+    num_streams: int | Literal["AUTO"] | None = _key(
         values="a positive whole number below 2**31, or `AUTO`",
         default="what the performance hint implies",
         about="OpenVINO's `NUM_STREAMS`: how many inferences the compiled model runs at once.",
+        read=spec_values.streams,
+        takes=(int,),
     )
-    kv_cache_precision: str | None = _key(
+    kv_cache_precision: KvCachePrecision | None = _key(
         values="`f32`, `f16`, `bf16`, `u8`, `u4`",
         default="OpenVINO's own",
         about="OpenVINO's `KV_CACHE_PRECISION`: the element type the CPU plugin keeps the "
         "key/value cache of an attention block in (2026.4 refuses `i8`). It applies to the "
         "caches OpenVINO recognizes itself (its `ScaledDotProductAttention` over a state).",
+        read=_KV_CACHE_PRECISION,
     )
-    compiled_blob: str | None = _key(
+    compiled_blob: bool | None = _key(
         values="`true`, `false`",
         default="`false`: the payload carries the IR alone",
         about="Whether preprocess also compiles the model for `device` on the lowering machine "
@@ -217,96 +234,47 @@ class OpenvinoOptions:
         "otherwise. It needs one device of one plugin (`CPU`, `GPU.0`; not `AUTO`, `HETERO`, "
         "`MULTI` or `BATCH`) present when lowering, and adds about the weights' size to the "
         "payload. Read by preprocess only.",
+        read=spec_values.boolean,
+        takes=(bool,),
     )
 
     def __post_init__(self) -> None:
         for option in fields(self):
             value = getattr(self, option.name)
-            if value is not None and _CONTROL_CHARACTER.search(value):
+            if value is None:
+                continue
+            text = spec_values.as_text(option.name, value, option.metadata["takes"])
+            if CONTROL_CHARACTER.search(text):
                 raise CompileSpecError(
-                    f"compile spec {option.name!r} has the value {value!r}, which holds a "
+                    f"compile spec {option.name!r} has the value {text!r}, which holds a "
                     "control character; values are printable text"
                 )
+            # A frozen dataclass sets its own fields only through object.__setattr__.
+            object.__setattr__(self, option.name, option.metadata["read"](option.name, text))
         self._check_device()
-        if self.inference_precision is not None and self.inference_precision not in PRECISIONS:
-            raise CompileSpecError(
-                f"compile spec {INFERENCE_PRECISION!r} has the value "
-                f"{self.inference_precision!r}; expected one of {', '.join(PRECISIONS)}"
-            )
-        threads = self.inference_num_threads
-        if threads is not None and not _is_count(threads, minimum=1):
-            raise CompileSpecError(
-                f"compile spec {INFERENCE_NUM_THREADS!r} has the value {threads!r}; expected a "
-                "positive whole number below 2**31, such as '1'"
-            )
-        group = self.dynamic_quantization_group_size
-        if group is not None and not _is_count(group, minimum=0):
-            raise CompileSpecError(
-                f"compile spec {DYNAMIC_QUANTIZATION_GROUP_SIZE!r} has the value {group!r}; "
-                "expected a whole number below 2**31, such as '32', or '0' for none"
-            )
-        for key in (ENABLE_CPU_PINNING, ALLOW_INT64_NARROWING, COMPILED_BLOB):
-            if getattr(self, key) not in (None, "true", "false"):
-                raise CompileSpecError(
-                    f"compile spec {key!r} has the value {getattr(self, key)!r}; "
-                    "expected true or false"
-                )
-        self._check_performance()
-        cache_dir = self.cache_dir
-        if (
-            cache_dir not in (None, NO_CACHE)
-            and os.path.exists(cache_dir)
-            and not os.path.isdir(cache_dir)
-        ):
-            raise CompileSpecError(
-                f"compile spec {CACHE_DIR!r} names {cache_dir!r}, which exists and is not a "
-                f"folder; give a folder (OpenVINO creates it if it is missing), or {NO_CACHE!r}"
-            )
 
     def _check_device(self) -> None:
         """Check the device string, and that a compiled blob is asked for one device."""
-        if not _DEVICE_PATTERN.fullmatch(self.device):
+        if not DEVICE_PATTERN.fullmatch(self.device):
             raise CompileSpecError(
                 f"compile spec {DEVICE!r} has the value {self.device!r}; expected an OpenVINO "
                 "device string such as 'CPU', 'GPU', 'GPU.1', 'NPU' or 'AUTO:GPU,CPU' "
                 "(upper case, no spaces)"
             )
-        if (repeated := _repeated_device(self.device)) is not None:
+        if (repeated := repeated_device(self.device)) is not None:
             raise CompileSpecError(
                 f"compile spec {DEVICE!r} has the value {self.device!r}, which names the device "
                 f"{repeated!r} twice; name each device once ('AUTO:GPU,CPU')"
             )
-        if self.compiled_blob == "true" and not _SINGLE_DEVICE.fullmatch(self.device):
+        if self.compiled_blob and not SINGLE_DEVICE.fullmatch(self.device):
             raise CompileSpecError(
                 f"compile spec {COMPILED_BLOB!r} is true for the device {self.device!r}; a "
                 "compiled blob is made for one device, such as 'CPU' or 'GPU.0' (not AUTO, "
                 "HETERO, MULTI or BATCH)"
             )
 
-    def _check_performance(self) -> None:
-        """Check the keys of OpenVINO's performance properties."""
-        allowed = {PERFORMANCE_HINT: PERFORMANCE_HINTS, KV_CACHE_PRECISION: KV_CACHE_PRECISIONS}
-        for key, values in allowed.items():
-            value = getattr(self, key)
-            if value is not None and value not in values:
-                raise CompileSpecError(
-                    f"compile spec {key!r} has the value {value!r}; expected one of "
-                    f"{', '.join(values)}"
-                )
-        streams = self.num_streams
-        if streams is not None and not (streams == "AUTO" or _is_count(streams, minimum=1)):
-            raise CompileSpecError(
-                f"compile spec {NUM_STREAMS!r} has the value {streams!r}; expected a positive "
-                "whole number below 2**31, such as '1', or AUTO"
-            )
-
     @property
-    def wants_compiled_blob(self) -> bool:
-        """Whether preprocess stores a compiled blob beside the IR (``compiled_blob``)."""
-        return self.compiled_blob == "true"
-
-    @property
-    def effective_precision(self) -> str | None:
+    def effective_precision(self) -> Precision | None:
         """The precision OpenVINO is asked for.
 
         The explicit one; else ``f32`` when every device the string names is
@@ -322,26 +290,27 @@ class OpenvinoOptions:
 
         Keys and values are those of OpenVINO's ``compile_model``
         (``INFERENCE_PRECISION_HINT``, ``CACHE_DIR``); the native runtime
-        passes every one of them to ``ov_core_compile_model``.
+        passes every one of them to ``ov_core_compile_model``. ``cache_dir=none``
+        is OpenVINO's own "no cache", an empty ``CACHE_DIR``.
         """
         properties: dict[str, str] = {}
         if (precision := self.effective_precision) is not None:
             properties["INFERENCE_PRECISION_HINT"] = precision
-        if self.cache_dir is not None:  # an empty CACHE_DIR tells the runtime: no cache
-            properties["CACHE_DIR"] = "" if self.cache_dir == NO_CACHE else self.cache_dir
+        if self.cache_dir is not None:  # OpenVINO's own "no cache" is an empty CACHE_DIR
+            properties["CACHE_DIR"] = "" if self.cache_dir == NO_CACHE else str(self.cache_dir)
         if self.inference_num_threads is not None:
-            properties["INFERENCE_NUM_THREADS"] = str(int(self.inference_num_threads))
+            properties["INFERENCE_NUM_THREADS"] = str(self.inference_num_threads)
         if self.enable_cpu_pinning is not None:
-            properties["ENABLE_CPU_PINNING"] = "YES" if self.enable_cpu_pinning == "true" else "NO"
+            properties["ENABLE_CPU_PINNING"] = "YES" if self.enable_cpu_pinning else "NO"
         group = self.dynamic_quantization_group_size
         if group is None and precision == "f32" and runs_on_cpu_only(self.device):
-            group = "0"  # OpenVINO's default quantizes activations: not float32 results
+            group = 0  # OpenVINO's default quantizes activations: not float32 results
         if group is not None:
-            properties["DYNAMIC_QUANTIZATION_GROUP_SIZE"] = str(int(group))
+            properties["DYNAMIC_QUANTIZATION_GROUP_SIZE"] = str(group)
         if self.performance_hint is not None:
             properties["PERFORMANCE_HINT"] = self.performance_hint
         if self.num_streams is not None:
-            properties["NUM_STREAMS"] = self.num_streams
+            properties["NUM_STREAMS"] = str(self.num_streams)
         if self.kv_cache_precision is not None:
             properties["KV_CACHE_PRECISION"] = self.kv_cache_precision
         return properties
@@ -379,28 +348,26 @@ class OpenvinoOptions:
         return cls.from_mapping(values)
 
     @classmethod
-    def from_mapping(cls, values: Mapping[str, str]) -> OpenvinoOptions:
-        """Build options from key/value strings; an empty string means the default.
+    def from_mapping(cls, values: Mapping[str, object]) -> OpenvinoOptions:
+        """Build options from key/value pairs; ``None`` or an empty string means the default.
+
+        A value is text, or the key's typed value (a bool, a whole number, a path).
 
         Raises:
             CompileSpecError: An unknown key or a bad value.
         """
-        for key, value in values.items():
+        for key in values:
             if key not in KNOWN_KEYS:
                 raise CompileSpecError(
                     f"unknown compile spec key {key!r}; known keys: {', '.join(KNOWN_KEYS)}"
                 )
-            if not isinstance(value, str):
-                raise CompileSpecError(
-                    f"compile spec {key!r} has the value {value!r} of type "
-                    f"{type(value).__name__}; values are text"
-                )
-        return cls(**{key: value for key, value in values.items() if value})
+        given: dict[str, Any] = {k: v for k, v in values.items() if v not in (None, "")}
+        return cls(**given)  # each value is read into its type, or refused, in __post_init__
 
     def to_entries(self) -> list[tuple[str, bytes]]:
         """Return ``(key, UTF-8 value)`` pairs for ExecuTorch's ``CompileSpec``; unset keys are left out."""
         return [
-            (option.name, value.encode("utf-8"))
+            (option.name, spec_values.as_text(option.name, value, (object,)).encode("utf-8"))
             for option in fields(self)
             if (value := getattr(self, option.name)) is not None
         ]
@@ -410,7 +377,8 @@ KNOWN_KEYS: tuple[str, ...] = tuple(option.name for option in fields(OpenvinoOpt
 """The compile spec keys, in the order of :class:`OpenvinoOptions`' fields."""
 
 KEY_DOCS: Mapping[str, Mapping[str, str]] = {
-    option.name: option.metadata for option in fields(OpenvinoOptions)
+    option.name: {part: option.metadata[part] for part in ("values", "default", "about")}
+    for option in fields(OpenvinoOptions)
 }
 """Each compile spec key's description: ``values``, ``default`` and ``about`` (Markdown)."""
 
@@ -419,11 +387,6 @@ KEY_HELP: Mapping[str, str] = {
     for key, doc in KEY_DOCS.items()
 }
 """Each compile spec key's values and default, as plain text for a command line's help."""
-
-
-def _is_count(text: str, *, minimum: int) -> bool:
-    """Whether ``text`` is a whole number (ASCII digits) from ``minimum`` to below 2**31."""
-    return text.isdigit() and text.isascii() and minimum <= int(text) < 2**31
 
 
 def _text(key: str, value: object) -> str:

@@ -28,7 +28,7 @@ from ov_partition import converts
 from ov_runtime.exceptions import ExecutionError
 from ov_runtime.facade.lowering import LoweredProgram, lower
 from ov_runtime.facade.running import check_identifier
-from ov_runtime.native import int8_products_exact, payload_refusal
+from ov_runtime.native import compile_properties, payload_refusal
 from ov_spec import BACKEND_ID
 
 _T = TypeVar("_T")
@@ -167,9 +167,10 @@ def runtime_precisions(
 
     For every delegate (in program order) the payload's IR is compiled with
     OpenVINO's Python API on the payload's device with its properties, which is
-    what the native runtime hands ``ov_core_compile_model`` (with
-    ``LP_TRANSFORMS_MODE=NO`` added where its wide int8 weights would saturate
-    this CPU's int8 kernels: see :func:`ov_runtime.int8_products_exact`). The runtime model
+    what the native runtime hands ``ov_core_compile_model``: the native
+    runtime says which (:func:`ov_runtime.native.compile_properties`), for
+    example ``LP_TRANSFORMS_MODE=NO`` where wide int8 weights would saturate
+    this CPU's int8 kernels. The runtime model
     (``CompiledModel.get_runtime_model``) names each executed layer's type
     (``layerType``) and the precision it runs in (``runtimePrecision``). For
     example ``{"Convolution": {"u8": 20}, "FullyConnected": {"u8": 1}}`` is an
@@ -198,11 +199,10 @@ def _precisions(schema: Program) -> list[dict[str, dict[str, int]]]:
         for delegate in plan.delegates:
             if delegate.id != BACKEND_ID:
                 continue
-            payload = Payload.from_bytes(
-                bytes(schema.backend_delegate_data[delegate.processed.index].data)
-            )
+            processed = bytes(schema.backend_delegate_data[delegate.processed.index].data)
+            payload = Payload.from_bytes(processed)
             compiled = core.compile_model(
-                _read_model(core, payload), payload.device, _compile_properties(payload)
+                _read_model(core, payload), payload.device, compile_properties(processed)
             )
             layers: dict[str, collections.Counter[str]] = collections.defaultdict(
                 collections.Counter
@@ -214,22 +214,6 @@ def _precisions(schema: Program) -> list[dict[str, dict[str, int]]]:
                     layers[kind][info["runtimePrecision"].astype(str)] += 1
             counts.append({kind: dict(precisions) for kind, precisions in layers.items()})
     return counts
-
-
-def _compile_properties(payload: Payload) -> dict[str, str]:
-    """The properties the native runtime compiles ``payload`` with (``compile_properties`` there)."""
-    properties = dict(payload.properties)
-    if (
-        payload.wide_int8_weights
-        and payload.device == "CPU"
-        and _LOW_PRECISION_MODE not in properties
-        and not int8_products_exact()
-    ):
-        properties[_LOW_PRECISION_MODE] = "NO"
-    return properties
-
-
-_LOW_PRECISION_MODE = "LP_TRANSFORMS_MODE"
 
 
 def _read_model(core: ov.Core, payload: Payload) -> ov.Model:

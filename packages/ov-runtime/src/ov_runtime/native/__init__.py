@@ -8,6 +8,7 @@ from ov_runtime.native.deployment import RUNNER_NAME, cmake_package_dir, cpp_run
 from ov_runtime.native.library import (
     LIBRARY_NAME,
     OPENVINO_LIBRARY_VARIABLE,
+    compile_properties,
     compiled_delegates,
     int8_products_exact,
     is_available,
@@ -24,6 +25,7 @@ __all__ = [
     "OPENVINO_LIBRARY_VARIABLE",
     "RUNNER_NAME",
     "cmake_package_dir",
+    "compile_properties",
     "compiled_delegates",
     "cpp_runner",
     "int8_products_exact",

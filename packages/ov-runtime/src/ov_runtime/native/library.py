@@ -56,8 +56,18 @@ def _library() -> ctypes.CDLL:
         getattr(library, name).restype = ctypes.c_char_p
     library.ov_executorch_element_type.restype = ctypes.c_char_p
     library.ov_executorch_element_type.argtypes = [ctypes.c_int]
-    for name in ("ov_executorch_compiled_delegate", "ov_executorch_take_last_error"):
+    for name in (
+        "ov_executorch_compiled_delegate",
+        "ov_executorch_take_last_error",
+        "ov_executorch_compile_properties",
+    ):
         getattr(library, name).restype = ctypes.c_long
+    library.ov_executorch_compile_properties.argtypes = [
+        ctypes.c_char_p,
+        ctypes.c_size_t,
+        ctypes.c_char_p,
+        ctypes.c_size_t,
+    ]
     library.ov_executorch_compiled_delegate.argtypes = [
         ctypes.c_size_t,
         ctypes.c_char_p,
@@ -179,6 +189,29 @@ def int8_products_exact() -> bool:
     return bool(load_backend().ov_executorch_int8_products_exact())
 
 
+def compile_properties(payload: bytes) -> dict[str, str]:
+    """The OpenVINO properties the native runtime compiles a delegate payload with here.
+
+    The payload's own properties, plus what only the machine that loads it
+    knows: the default model cache folder as ``CACHE_DIR`` when the payload
+    names none, and ``LP_TRANSFORMS_MODE=NO`` for wide int8 weights on a CPU
+    whose int8 products are not exact (:func:`int8_products_exact`). The
+    native runtime decides these (``compile_properties`` in
+    ``native/compiled_model.h``); this asks it rather than deriving them again.
+
+    Args:
+        payload: One delegate's processed bytes.
+
+    Raises:
+        BackendUnavailableError: The native backend cannot be loaded.
+        ValueError: The native runtime refuses the payload; the message says why.
+    """
+    text = _read_text(load_backend().ov_executorch_compile_properties, payload, len(payload))
+    if text is None:
+        raise ValueError(f"the native runtime refuses the payload: {take_last_error()}")
+    return dict(line.split("=", 1) for line in text.splitlines())
+
+
 def native_checksum(data: bytes) -> int:
     """The payload checksum the native runtime computes over ``data`` (XXH3-64).
 
@@ -213,7 +246,7 @@ def _text(value: bytes | None) -> str:
     return (value or b"").decode("utf-8", errors="replace")
 
 
-def _read_text(function: Any, *args: int) -> str | None:
+def _read_text(function: Any, *args: bytes | int) -> str | None:
     """Call a native ``(…, buffer, size) -> length`` function; None when it returns -1."""
     length = int(function(*args, None, 0))
     if length < 0:

@@ -226,7 +226,7 @@ def _this_backend(exported: Any, inputs: Inputs, precision: str, cache: str) -> 
     with measured(variant):
         pte = lower(exported, compile_specs=compile_specs(inference_precision=precision)).buffer
     _pte_call(pte, inputs, variant, cache)
-    specs = compile_specs(inference_precision=precision, compiled_blob="true")
+    specs = compile_specs(inference_precision=precision, compiled_blob=True)
     with_blob = lower(exported, compile_specs=specs).buffer
     with _cache_folder("none"):
         variant.blob_load_ms = _milliseconds(_loader(with_blob))[0]

@@ -72,7 +72,7 @@ def lower_both(
     program, inputs = build()
     exact = lower(program)
     program, _ = build()
-    narrowed = lower(program, compile_specs=compile_specs(allow_int64_narrowing="true"))
+    narrowed = lower(program, compile_specs=compile_specs(allow_int64_narrowing=True))
     return exact, narrowed, inputs
 
 

@@ -79,7 +79,7 @@ def main() -> None:
     args = parser.parse_args()
 
     x = torch.randn(32, args.width, generator=torch.Generator().manual_seed(1))
-    specs = compile_specs(inference_num_threads="1", enable_cpu_pinning="false")
+    specs = compile_specs(inference_num_threads=1, enable_cpu_pinning=False)
     pte = lower(_mlp_seeded(args.width), (x,), specs).buffer
 
     exported = torch.export.export(_mlp_seeded(args.width), (x,))
