@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import tempfile
 from pathlib import Path
-from typing import final
+from typing import ClassVar, final
 
 import openvino as ov
 import torch
@@ -24,6 +24,7 @@ from ov_convert.convert import (
     signature,
     user_input_values,
 )
+from ov_convert.extensions import EXTENSION_OPS
 from ov_convert.payload import Payload
 from ov_convert.states import State, lift_states, make_stateful
 from ov_convert.weights import (
@@ -31,7 +32,7 @@ from ov_convert.weights import (
     four_bit_weights,
     int8_products_may_saturate,
 )
-from ov_passes import DEFAULT_PASSES, run_passes
+from ov_passes import DEFAULT_PASSES, REWRITES, run_passes
 from ov_spec import BACKEND_ID, OpenvinoOptions
 
 logger = logging.getLogger(__name__)
@@ -100,7 +101,25 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
 
     The class name is the backend id (``ov_spec.BACKEND_ID``): ExecuTorch finds a
     ``BackendDetails`` subclass by its name.
+
+    It also declares what its preprocess does beyond OpenVINO's frontend, which
+    the partitioner reads from the registered class (``ov_partition``): the
+    ops it makes convertible (:attr:`converted_ops`), those ExecuTorch must
+    leave whole for it (:attr:`ops_kept_whole`), and the nodes it cannot
+    handle (:meth:`refusal`). Each comes from the pass or converter that
+    does the work (``ov_passes.REWRITES``, ``ov_convert.extensions``).
     """
+
+    converted_ops: ClassVar[frozenset[str]] = REWRITES.ops | EXTENSION_OPS
+    """Op names preprocess converts that OpenVINO's frontend does not convert as they come
+    (edge dialect's dim-order ops aside, which every ExecuTorch backend takes)."""
+    ops_kept_whole: ClassVar[frozenset[str]] = REWRITES.kept_whole
+    """Op names ExecuTorch must not decompose before preprocess sees them (fake-quant ops)."""
+
+    @staticmethod
+    def refusal(node: torch.fx.Node) -> str | None:
+        """Why preprocess cannot give ``node`` what OpenVINO needs, or None (a pass's declared limit)."""
+        return REWRITES.refusal(node)
 
     @staticmethod
     def convert(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> ov.Model:

@@ -11,46 +11,20 @@ import functools
 import logging
 import operator
 from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import cast
 
 import torch
+from executorch.exir.passes.dim_order_ops_registry import MemoryFormatOpsMap
 from openvino.frontend.pytorch.torchdynamo.op_support import OperatorSupport
 from torch.fx.passes.operator_support import OperatorSupportBase
 
-from ov_spec import DELEGATE_DTYPES, target_name
+from ov_partition.trial_lowering import registered_backend
+from ov_spec import DELEGATE_DTYPES, op_name, target_name
 
 logger = logging.getLogger(__name__)
 
 SUPPORTED_DTYPES = frozenset(getattr(torch, dtype.torch_name) for dtype in DELEGATE_DTYPES)
 """Tensor dtypes a delegate reads and writes (``ov_spec.DELEGATE_DTYPES``)."""
-
-FAKE_QUANTIZE_OPS = (
-    torch.ops.aten.fake_quantize_per_tensor_affine.default,
-    torch.ops.aten.fake_quantize_per_tensor_affine.tensor_qparams,
-    torch.ops.aten.fake_quantize_per_channel_affine.default,
-)
-"""Quantization-aware training's fake-quant ops: kept whole through lowering
-(``OpenvinoPartitioner.ops_to_not_decompose``), where ExecuTorch would
-decompose them into ``*_cachemask`` ops its edge checker rejects."""
-
-# Edge-dialect ops that preprocess rewrites into ops the frontend converts:
-# Preprocess turns ExecuTorch's dim-order ops back into aten
-# ops, and ov_passes turns fake-quant ops into quantize/dequantize pairs and
-# torchao's weight-only dequantization and expm1 (which the frontend lacks)
-# into arithmetic, diagonal_copy into a gather, and logical_and/or/xor into
-# bitwise ops on bools.
-_CONVERTED_BY_PREPROCESS = frozenset(
-    {
-        "aten.logical_and.default",
-        "aten.logical_or.default",
-        "aten.logical_xor.default",
-        "aten.diagonal_copy.default",
-        "aten.expm1.default",
-        "dim_order_ops._to_dim_order_copy.default",
-        "dim_order_ops._clone_dim_order.default",
-        "torchao.dequantize_affine.default",
-        *(target_name(op) for op in FAKE_QUANTIZE_OPS),
-    }
-)
 
 # OpenVINO converts these to ReduceMin, ReduceMax, Minimum, Maximum and Sign,
 # which refuse bool tensors.
@@ -79,14 +53,18 @@ _SATURATED_TYPES = frozenset({torch.int8, torch.uint8, torch.int16})
 Check = Callable[[torch.fx.Node], "str | None"]
 
 
-def op_name(node: torch.fx.Node) -> str:
-    """Return the ``namespace.op.overload`` name of a node's target, e.g. ``aten.add.Tensor``."""
-    return target_name(node.target)
-
-
 @functools.cache
 def _frontend() -> OperatorSupport:
     return OperatorSupport([])
+
+
+def overload(name: str) -> object | None:
+    """The op ``name`` (``aten.addmm.default``, ``_operator.getitem``) names, or None."""
+    if name.startswith("_operator."):
+        return getattr(operator, name.split(".", 1)[1], None)
+    namespace, _, rest = name.partition(".")
+    packet, _, overload_name = rest.rpartition(".")
+    return getattr(getattr(getattr(torch.ops, namespace, None), packet, None), overload_name, None)
 
 
 @functools.cache
@@ -97,12 +75,7 @@ def frontend_converts(name: str) -> bool:
     ``OperatorSupport`` answers for a node whose target is the aten overload,
     so a one-node graph with that target stands in for the edge-dialect node.
     """
-    if name.startswith("_operator."):
-        target: object = getattr(operator, name.split(".", 1)[1], None)
-    else:
-        namespace, _, rest = name.partition(".")
-        packet, _, overload = rest.rpartition(".")
-        target = getattr(getattr(getattr(torch.ops, namespace, None), packet, None), overload, None)
+    target = overload(name)
     if not callable(target):
         return False
     graph = torch.fx.Graph()
@@ -110,19 +83,38 @@ def frontend_converts(name: str) -> bool:
     return bool(_frontend().is_node_supported({}, probe))
 
 
-# Ops converted that the frontend's torchdynamo OperatorSupport list leaves out:
-# its FX op table converts nonzero (to NonZero and a Transpose), and
-# ov_convert.extensions converts scatter_reduce (to ScatterElementsUpdate).
-_CONVERTED_UNLISTED = frozenset({"aten.nonzero.default", "aten.scatter_reduce.two"})
+# The frontend's FX op table converts nonzero (to NonZero and a Transpose),
+# which its torchdynamo OperatorSupport list leaves out.
+_FRONTEND_UNLISTED = frozenset({"aten.nonzero.default"})
+
+_DIM_ORDER_OPS = frozenset(target_name(op) for op in MemoryFormatOpsMap)
+"""Edge dialect's dim-order ops, ExecuTorch's spelling of aten's memory-format copies
+(``_to_dim_order_copy``, ``_clone_dim_order``): every ExecuTorch backend takes them, and
+this one's preprocess turns them back into the aten ops (ExecuTorch's ``MemoryFormatOpsMap``)."""
+
+
+def preprocess_converts() -> frozenset[str]:
+    """The ops this backend's preprocess makes convertible beyond the frontend's own.
+
+    The registered backend class declares them (``converted_ops``: the ops its
+    passes rewrite, its conversion extensions, ExecuTorch's dim-order ops);
+    none while no backend is imported.
+    """
+    return frozenset(getattr(registered_backend(), "converted_ops", ()))
 
 
 def converts(name: str) -> bool:
     """Whether lowering converts the op ``name`` (``aten.add.Tensor``) for OpenVINO.
 
-    True for the ops OpenVINO's PyTorch frontend converts and for the
-    edge-dialect ops preprocess rewrites into such ops.
+    True for the ops OpenVINO's PyTorch frontend converts, for edge dialect's
+    dim-order copies, and for those the backend's preprocess makes
+    convertible (:func:`preprocess_converts`).
     """
-    return name in _CONVERTED_BY_PREPROCESS | _CONVERTED_UNLISTED or frontend_converts(name)
+    return (
+        name in _FRONTEND_UNLISTED | _DIM_ORDER_OPS
+        or name in preprocess_converts()
+        or frontend_converts(name)
+    )
 
 
 HIGHER_ORDER_OPS = frozenset({"higher_order.cond", "higher_order.while_loop"})
@@ -274,23 +266,10 @@ def _argument(node: torch.fx.Node, position: int, name: str, default: object) ->
     return node.args[position] if len(node.args) > position else node.kwargs.get(name, default)
 
 
-def _check_avg_pool_ceil_mode_of_dynamic_size(node: torch.fx.Node) -> str | None:
-    # avg_poolNd(self, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    if not op_packet(node).startswith("aten.avg_pool") or not _argument(
-        node, 4, "ceil_mode", False
-    ):
-        return None
-    padding = _argument(node, 3, "padding", 0)
-    padded = any(p != 0 for p in (padding if isinstance(padding, (list, tuple)) else [padding]))
-    inputs = _input_tensors(node)
-    dims = int(op_packet(node)[-2])  # avg_pool1d .. avg_pool3d
-    static = bool(inputs) and all(isinstance(size, int) for size in inputs[0].shape[-dims:])
-    if padded and _argument(node, 5, "count_include_pad", True) and not static:
-        return (
-            "OpenVINO divides a ceil-mode average pooling window that ends past the padding "
-            "by the whole kernel; ov_passes gives it PyTorch's divisor for static sizes only"
-        )
-    return None
+def _check_preprocess_limits(node: torch.fx.Node) -> str | None:
+    """A limit the registered backend's preprocess declares for ``node`` (a pass's ``limit``)."""
+    refusal = getattr(registered_backend(), "refusal", None)
+    return None if refusal is None else cast("str | None", refusal(node))
 
 
 def _check_embedding_bag_options(node: torch.fx.Node) -> str | None:
@@ -404,7 +383,7 @@ CHECKS: Sequence[Check] = (
     _check_float_floor_division,
     _check_float_modulus,
     _check_embedding_bag_options,
-    _check_avg_pool_ceil_mode_of_dynamic_size,
+    _check_preprocess_limits,
     _check_topk_of_nothing,
     _check_nonzero_of_a_scalar,
     _check_integer_scatter_mean,

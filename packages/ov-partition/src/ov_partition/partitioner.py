@@ -24,7 +24,7 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from ov_partition.cpu_kernels import warn_of_cpu_kernels
 from ov_partition.integer_ranges import narrowed_nodes
 from ov_partition.mutable_buffers import tag_mutated_buffers
-from ov_partition.op_support import FAKE_QUANTIZE_OPS, OpenvinoOperatorSupport, branches
+from ov_partition.op_support import OpenvinoOperatorSupport, branches, overload
 from ov_partition.pre_decomposition import decompose_for_lowering
 from ov_partition.trial_lowering import (
     bisect_refusal,
@@ -91,14 +91,18 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
     def ops_to_not_decompose(
         self, ep: ExportedProgram
     ) -> tuple[list[torch._ops.OpOverload], Callable[[torch.fx.Node], bool] | None]:
-        """Keep quantization-aware training's fake-quant ops whole (``FAKE_QUANTIZE_OPS``).
+        """Keep whole the ops the backend's preprocess rewrites itself (``ops_kept_whole``).
 
-        ExecuTorch's ``to_edge_transform_and_lower`` leaves these ops as they
-        are; otherwise their decomposition (``*_cachemask``) is not core ATen and
-        ExecuTorch's edge checker rejects the program. Preprocess turns each
-        into a quantize/dequantize pair, which OpenVINO converts to FakeQuantize.
+        The registered backend declares them: quantization-aware training's
+        fake-quant ops, which ``to_edge_transform_and_lower`` would otherwise
+        decompose into ``*_cachemask`` ops ExecuTorch's edge checker rejects.
+        Preprocess turns each into a quantize/dequantize pair, which OpenVINO
+        converts to FakeQuantize. None while no backend is imported.
         """
-        return list(FAKE_QUANTIZE_OPS), None
+        names = sorted(getattr(registered_backend(), "ops_kept_whole", ()))
+        return [
+            op for name in names if isinstance(op := overload(name), torch._ops.OpOverload)
+        ], None
 
     def transform_for_pre_decomposition(self, exported_program: ExportedProgram) -> ExportedProgram:
         """Apply this backend's decompositions to the ATen program, before ExecuTorch's own.

@@ -2,6 +2,15 @@
 
 from ov_passes.avg_pool_divisors import avg_pool_divisors_as_pytorch
 from ov_passes.batched_weights import broadcast_weights_as_matmul
+from ov_passes.declarations import (
+    Declaration,
+    PassOrderError,
+    Rewrites,
+    Stage,
+    check_order,
+    declaration,
+    declare,
+)
 from ov_passes.diagonals import diagonals_as_gathers
 from ov_passes.empty_reductions import averages_of_nothing_as_nan
 from ov_passes.empty_results import empty_results_as_constants
@@ -18,7 +27,7 @@ from ov_passes.logical_ops import (
 from ov_passes.nan_comparisons import greater_as_less
 from ov_passes.nan_propagation import nan_through_clamps_and_maxima
 from ov_passes.no_op_aliases import drop_no_op_aliases
-from ov_passes.pipeline import GraphPass, call_function, op_name, replace_node, run_passes
+from ov_passes.pipeline import GraphPass, call_function, replace_node, run_passes
 from ov_passes.pool_arguments import pool_arguments_per_dim
 from ov_passes.quantization import (
     fake_quantize_as_pairs,
@@ -35,6 +44,7 @@ from ov_passes.weight_compression import (
     output_scales_onto_weights,
 )
 from ov_passes.widened_kernels import narrow_kernels_widened
+from ov_spec import op_name
 
 DEFAULT_PASSES: tuple[GraphPass, ...] = (
     fake_quantize_as_pairs,
@@ -69,24 +79,24 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
 )
 """The passes preprocess runs on every partition, in this order.
 
-The floor-division rewrite and the logical ops' truth values compare
-integers, so they run before ``exact_integer_comparisons``, which makes those comparisons exact: it
-sees their dtypes because every node a pass creates carries its
-``meta["val"]`` (:func:`call_function`). ``greater_as_less`` touches float
-comparisons only, and the ``ne`` that ``truth_as_comparisons`` builds
-needs none, and ``gelu_of_infinity_as_pytorch`` builds only an equality. ``max.dim`` and ``min.dim`` become a reduction and an
-arg-reduction before the NaN pass, which then makes each of them NaN-aware. The quantization rewrites run first: fake-quant ops become
-quantize/dequantize pairs, which the next pass leaves to the frontend, and the
-float arithmetic it builds for unpaired nodes (and the weight-compression
-passes for weight-only quantization) is what the others expect. Pooling arguments are
-spelled out per dim before any pass reads or copies them. Empty results
-become constants next, so no later pass builds on a node OpenVINO would
-compute on empty tensors.
-``drop_no_op_aliases`` runs last, once views have their sizes. The other passes rewrite nodes no other pass creates or reads."""
+Each pass declares its stage and the passes it must follow, with the reason
+(:func:`declare`, next to its code); :func:`check_order` enforces them here, on
+import. A pass no rule ties rewrites nodes no other pass creates or reads."""
+
+check_order(DEFAULT_PASSES)
+
+REWRITES = Rewrites.of(DEFAULT_PASSES)
+"""The ops ``DEFAULT_PASSES`` rewrite into ops OpenVINO's frontend converts, and their limits:
+what the partitioner reads to know what preprocess makes convertible."""
 
 __all__ = [
     "DEFAULT_PASSES",
+    "REWRITES",
+    "Declaration",
     "GraphPass",
+    "PassOrderError",
+    "Rewrites",
+    "Stage",
     "affine_dequantization_as_arithmetic",
     "averages_of_nothing_as_nan",
     "avg_pool_divisors_as_pytorch",
@@ -94,6 +104,9 @@ __all__ = [
     "broadcast_weights_as_matmul",
     "call_function",
     "cast_integer_accumulations_to_int64",
+    "check_order",
+    "declaration",
+    "declare",
     "default_variance_correction",
     "diagonals_as_gathers",
     "drop_no_op_aliases",

@@ -16,7 +16,9 @@ from typing import Any
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function
+from ov_spec import op_name
 
 AVG_POOLS = {
     "aten.avg_pool1d.default": (1, torch.nn.functional.avg_pool1d),
@@ -43,6 +45,30 @@ def _options(node: torch.fx.Node) -> list[object]:
     ]
 
 
+def dynamic_ceil_mode_divisor(node: torch.fx.Node) -> str | None:
+    """Why this pass cannot give ``node`` PyTorch's divisor, or None.
+
+    The ratio it multiplies by is computed from the spatial shape, so a
+    ceil-mode pooling that counts its padding over a dynamic size keeps
+    OpenVINO's divisor: the partitioner leaves it on the CPU.
+    """
+    entry = AVG_POOLS.get(op_name(node))
+    source = node.args[0] if entry and node.args else None
+    value = source.meta.get("val") if isinstance(source, torch.fx.Node) else None
+    if entry is None or not isinstance(value, torch.Tensor):
+        return None
+    _, _, padding, ceil_mode, count_include_pad, _ = _options(node)
+    paddings = padding if isinstance(padding, (list, tuple)) else [padding]
+    static = all(isinstance(size, int) for size in value.shape[-entry[0] :])
+    if ceil_mode and count_include_pad and any(p != 0 for p in paddings) and not static:
+        return (
+            "OpenVINO divides a ceil-mode average pooling window that ends past the padding "
+            "by the whole kernel; ov_passes gives it PyTorch's divisor for static sizes only"
+        )
+    return None
+
+
+@declare(Stage.REWRITES, limit=dynamic_ceil_mode_divisor)
 def avg_pool_divisors_as_pytorch(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite ceil-mode average pooling that counts padding, where its input shape is static.
 

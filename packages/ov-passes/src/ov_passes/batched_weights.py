@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, replace_node
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -46,6 +48,7 @@ def _broadcast_matrix(operand: object) -> torch.fx.Node | None:
     return matrix if len(shape) == 3 and shape[1:] == matrix_shape else None
 
 
+@declare(Stage.QUANTIZATION)
 def broadcast_weights_as_matmul(graph_module: torch.fx.GraphModule) -> bool:
     """Replace ``bmm(x, expand(w))`` of a 2-D ``w`` by ``mm(x.view(-1, k), w).view(batch, m, n)``.
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import torch
 
+from ov_passes.declarations import Stage, declare
 from ov_passes.pipeline import (
     call_function,
     constant_value,
-    op_name,
     replace_node,
     scalar_arguments,
 )
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -36,6 +37,7 @@ def _static_sizes(graph_module: torch.fx.GraphModule, node: torch.fx.Node) -> li
     return sizes if all(isinstance(size, int) for size in sizes) else None
 
 
+@declare(Stage.REWRITES, converts={"aten.diagonal_copy.default"})
 def diagonals_as_gathers(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite each ``diagonal_copy`` of a static-shaped tensor as a view and an ``index_select``.
 

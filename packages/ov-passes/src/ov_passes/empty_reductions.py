@@ -13,7 +13,9 @@ import math
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, redirect_users, reduced_dims
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, redirect_users, reduced_dims
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -41,6 +43,7 @@ def _averages_nothing(node: torch.fx.Node) -> bool:
     )
 
 
+@declare(Stage.REWRITES)
 def averages_of_nothing_as_nan(graph_module: torch.fx.GraphModule) -> bool:
     """Make float ``mean``, ``var`` and ``std`` over a dim of size 0 return NaN.
 

@@ -14,7 +14,9 @@ import operator
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, replace_node
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -29,6 +31,7 @@ def _static_empty(node: torch.fx.Node) -> list[int] | None:
     return list(value.shape)
 
 
+@declare(Stage.EMPTY_RESULTS)
 def empty_results_as_constants(graph_module: torch.fx.GraphModule) -> bool:
     """Replace each computed tensor of static shape with no element by ``full(shape, 0)``.
 

@@ -17,7 +17,9 @@ import operator
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -27,6 +29,7 @@ _SPLIT = {
 }
 
 
+@declare(Stage.REWRITES)
 def extremum_and_index_as_reduction_and_arg(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite each ``max.dim`` and ``min.dim`` as a reduction and an arg-reduction.
 

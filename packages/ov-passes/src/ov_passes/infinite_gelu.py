@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, redirect_users
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, redirect_users
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -29,6 +31,7 @@ def _erf_mode(node: torch.fx.Node) -> bool:
     return approximate == "none"
 
 
+@declare(Stage.REWRITES)
 def gelu_of_infinity_as_pytorch(graph_module: torch.fx.GraphModule) -> bool:
     """Make a float16 erf-mode ``gelu`` return inf for +inf, as PyTorch's does.
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function
+from ov_spec import op_name
 
 ACCUMULATING_OPS = frozenset({"aten.cumsum.default", "aten.prod.default", "aten.prod.dim_int"})
 
@@ -25,6 +27,7 @@ def _input_dtype(node: torch.fx.Node) -> torch.dtype | None:
     return value.dtype if isinstance(value, torch.Tensor) else None
 
 
+@declare(Stage.REWRITES)
 def cast_integer_accumulations_to_int64(graph_module: torch.fx.GraphModule) -> bool:
     """Insert an int64 cast before each ``cumsum``/``prod`` that reads a bool or narrow integer tensor.
 

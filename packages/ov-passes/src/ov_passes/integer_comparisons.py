@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, replace_node
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -72,6 +74,15 @@ def _not(graph: torch.fx.Graph, node: torch.fx.Node) -> torch.fx.Node:
     return call_function(graph, aten.logical_not.default, (node,))
 
 
+@declare(
+    Stage.REWRITES,
+    after=(
+        "logical_ops_as_bitwise",
+        "truth_as_comparisons",
+        "integer_floor_division_by_truncation",
+    ),
+    why="the truth values and the floor division they build compare integers, which this makes exact",
+)
 def exact_integer_comparisons(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite comparisons of int32/int64 operands to be exact (see the module docstring).
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, replace_node
+from ov_spec import op_name
 
 FLOOR_DIVISION_OPS = frozenset(
     {"aten.div.Tensor_mode", "aten.div.Scalar_mode", "aten.floor_divide.default"}
@@ -45,6 +47,7 @@ def _signs_differ(graph: torch.fx.Graph, dividend: torch.fx.Node, divisor: objec
     return call_function(graph, aten.gt.Scalar if divisor < 0 else aten.lt.Scalar, (dividend, 0))  # type: ignore[operator]
 
 
+@declare(Stage.REWRITES)
 def integer_floor_division_by_truncation(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite each integer floor division with truncating division and a correction.
 

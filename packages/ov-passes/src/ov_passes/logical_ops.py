@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node, truth_value
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, replace_node, truth_value
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -29,6 +31,7 @@ _BITWISE = {
 }
 
 
+@declare(Stage.REWRITES, converts=set(_BITWISE))
 def logical_ops_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite ``logical_and``/``or``/``xor`` of two tensors as the bitwise op of their truth values.
 
@@ -73,6 +76,7 @@ def _read_as_false_at_extremes(value: object) -> bool:
     )
 
 
+@declare(Stage.REWRITES)
 def truth_as_comparisons(graph_module: torch.fx.GraphModule) -> bool:
     """Read float, int32 and int64 tensors as ``x != 0`` where they become bools: conversions, ``any`` and ``all``.
 
@@ -103,6 +107,7 @@ def _bool_tensor(value: object) -> bool:
     )
 
 
+@declare(Stage.REWRITES)
 def bool_selects_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite ``where(c, a, b)`` of bool tensors ``a`` and ``b`` as ``(c & a) | (~c & b)``.
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, replace_node
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -26,6 +28,7 @@ def _reads_floats(node: torch.fx.Node) -> bool:
     )
 
 
+@declare(Stage.REWRITES)
 def greater_as_less(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite float ``gt``/``ge`` comparisons as ``lt``/``le`` with the operands swapped or negated.
 

@@ -27,8 +27,10 @@ import operator
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, redirect_users, reduced_dims
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, redirect_users, reduced_dims
 from ov_passes.quantization import QUANTIZE
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -253,6 +255,11 @@ def _nan(graph: torch.fx.Graph, like: torch.fx.Node) -> torch.fx.Node:
     return call_function(graph, aten.scalar_tensor.default, (float("nan"),), {"dtype": dtype})
 
 
+@declare(
+    Stage.REWRITES,
+    after=("extremum_and_index_as_reduction_and_arg",),
+    why="it makes the reduction and the arg-reduction that max.dim and min.dim become NaN-aware",
+)
 def nan_through_clamps_and_maxima(graph_module: torch.fx.GraphModule) -> bool:
     """Make float clamps, maxima, ``exp``, reductions, arg-maxima, max pooling and softmaxes return NaN where PyTorch does, and ``sign`` of NaN 0.
 

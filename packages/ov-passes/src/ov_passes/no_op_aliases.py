@@ -17,7 +17,8 @@ from typing import Any
 import torch
 from torch.fx.experimental.symbolic_shapes import statically_known_true
 
-from ov_passes.pipeline import op_name
+from ov_passes.declarations import Stage, declare
+from ov_spec import op_name
 
 ALIASES = frozenset({"aten.alias.default", "aten.alias_copy.default"})
 CLONES = frozenset({"aten.clone.default"})
@@ -68,6 +69,11 @@ def _is_no_op(node: torch.fx.Node) -> bool:
     return False
 
 
+@declare(
+    Stage.CLEANUP,
+    after=("view_sizes_from_metadata",),
+    why="a view is a no-op alias only once its sizes are read from the metadata",
+)
 def drop_no_op_aliases(graph_module: torch.fx.GraphModule) -> bool:
     """Replace each no-op view or copy by its input.
 

@@ -20,7 +20,7 @@ from torch._guards import detect_fake_mode
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.utils._pytree import tree_leaves, tree_map_only
 
-from ov_spec import target_name
+from ov_spec import op_name
 
 
 class GraphPass(Protocol):
@@ -29,11 +29,6 @@ class GraphPass(Protocol):
     def __call__(self, graph_module: torch.fx.GraphModule) -> bool:
         """Rewrite ``graph_module``; return True when the graph changed."""
         ...
-
-
-def op_name(node: torch.fx.Node) -> str:
-    """Return ``namespace.op.overload`` for a call_function node (aten or edge dialect), else ``""``."""
-    return target_name(node.target) if node.op == "call_function" else ""
 
 
 def call_function(

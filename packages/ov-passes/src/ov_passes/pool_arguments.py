@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import op_name
+from ov_passes.declarations import Stage, declare
+from ov_spec import op_name
 
 _SPATIAL_DIMS = {
     "aten.max_pool2d_with_indices.default": 2,
@@ -24,6 +25,7 @@ _LISTS = {1: "kernel_size", 2: "stride", 3: "padding", 4: "dilation"}
 """Argument positions and names of the int lists (``dilation`` of max pooling only)."""
 
 
+@declare(Stage.ARGUMENTS)
 def pool_arguments_per_dim(graph_module: torch.fx.GraphModule) -> bool:
     """Repeat each one-element int-list argument of a 2-D or 3-D pooling over its spatial dims.
 

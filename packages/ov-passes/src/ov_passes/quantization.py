@@ -28,7 +28,9 @@ from typing import Any
 
 import torch
 
-from ov_passes.pipeline import call_function, constant_value, op_name, replace_node
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, constant_value, replace_node
+from ov_spec import op_name
 
 _Q = "quantized_decomposed."
 QUANTIZE = {
@@ -50,6 +52,7 @@ FAKE_QUANTIZE = {
 }
 
 
+@declare(Stage.QUANTIZATION, converts=FAKE_QUANTIZE, kept_whole=True)
 def fake_quantize_as_pairs(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite each fake-quant op of quantization-aware training as a quantize/dequantize pair.
 
@@ -100,6 +103,11 @@ def _integer_type(quant_min: int, quant_max: int) -> torch.dtype | None:
     return None
 
 
+@declare(
+    Stage.QUANTIZATION,
+    after=("fake_quantize_as_pairs",),
+    why="the pairs it builds are left to the frontend as pairs, not taken for unpaired nodes",
+)
 def unpaired_quantization_as_arithmetic(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite unpaired quantize and dequantize nodes as arithmetic (see the module doc).
 

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node, truth_value
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, replace_node, truth_value
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -34,6 +36,7 @@ REDUCTIONS = frozenset(
 """The reductions whose ``dim`` (the second argument) may be empty or ``None``."""
 
 
+@declare(Stage.REWRITES)
 def reductions_over_every_dim(graph_module: torch.fx.GraphModule) -> bool:
     """Replace an empty or ``None`` ``dim`` of a reduction with every dimension of its input.
 
@@ -74,6 +77,7 @@ _SCALAR_REDUCTIONS = frozenset(
 )
 
 
+@declare(Stage.REWRITES)
 def reductions_of_scalars_as_copies(graph_module: torch.fx.GraphModule) -> bool:
     """Replace a reduction of a 0-d tensor to a 0-d result by the value, cast to the result's dtype.
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function
+from ov_spec import op_name
 
 
+@declare(Stage.REWRITES)
 def index_select_of_a_scalar_index(graph_module: torch.fx.GraphModule) -> bool:
     """Reshape each 0-d index of ``aten.index_select`` to shape ``[1]``.
 

@@ -31,7 +31,9 @@ from collections.abc import Sequence
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node, scalar_arguments
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, replace_node, scalar_arguments
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -115,6 +117,7 @@ _REWRITES = {
 }
 
 
+@declare(Stage.REWRITES, converts={"aten.expm1.default"})
 def small_arguments_by_series(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite float ``log1p``, ``expm1``, ``erf`` and ``elu`` to keep their relative precision near zero.
 

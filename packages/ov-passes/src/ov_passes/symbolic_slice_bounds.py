@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function
+from ov_spec import op_name
 
 SLICE_OPS = frozenset({"aten.slice.Tensor", "aten.slice_copy.Tensor"})
 _BOUND_POSITIONS = (2, 3)  # slice(self, dim, start, end, step)
@@ -23,6 +25,7 @@ def _is_symbolic_int(value: object) -> bool:
     )
 
 
+@declare(Stage.REWRITES)
 def slice_bounds_as_tensors(graph_module: torch.fx.GraphModule) -> bool:
     """Replace each symbolic ``start``/``end`` of a slice with a 1-D int64 tensor node.
 

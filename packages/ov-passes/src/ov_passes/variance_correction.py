@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import op_name
+from ov_passes.declarations import Stage, declare
+from ov_spec import op_name
 
 _CORRECTED = frozenset({"aten.var.correction", "aten.std.correction", "aten.var_mean.correction"})
 
 
+@declare(Stage.REWRITES)
 def default_variance_correction(graph_module: torch.fx.GraphModule) -> bool:
     """Give each ``var``/``std`` node without a correction PyTorch's default, 1.
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import torch
 
-from ov_passes.pipeline import op_name
+from ov_passes.declarations import Stage, declare
+from ov_spec import op_name
 
 VIEW_OPS = frozenset(
     {
@@ -23,6 +24,7 @@ VIEW_OPS = frozenset(
 )
 
 
+@declare(Stage.REWRITES)
 def view_sizes_from_metadata(graph_module: torch.fx.GraphModule) -> bool:
     """Replace ``-1`` entries of view sizes with the static size from the node's metadata.
 

@@ -23,13 +23,16 @@ from typing import Any
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, replace_node
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, replace_node
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
 AFFINE_DEQUANTIZE = "torchao.dequantize_affine.default"
 
 
+@declare(Stage.QUANTIZATION, converts={AFFINE_DEQUANTIZE})
 def affine_dequantization_as_arithmetic(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite ``torchao.dequantize_affine`` as reshape, convert, subtract and multiply.
 
@@ -95,6 +98,11 @@ def _blocked_shapes(shape: list[int], block_size: list[int]) -> tuple[list[int],
     return blocked, per_block
 
 
+@declare(
+    Stage.QUANTIZATION,
+    after=("affine_dequantization_as_arithmetic",),
+    why="it moves the scale of the product of the integer weight that dequantization builds",
+)
 def output_scales_onto_weights(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite ``mm(x, w.to(float)) * scale`` as ``mm(x, w.to(float) * scale)``.
 

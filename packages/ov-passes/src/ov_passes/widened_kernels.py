@@ -21,7 +21,9 @@ import operator
 
 import torch
 
-from ov_passes.pipeline import call_function, op_name, redirect_users
+from ov_passes.declarations import Stage, declare
+from ov_passes.pipeline import call_function, redirect_users
+from ov_spec import op_name
 
 aten = torch.ops.aten
 
@@ -38,6 +40,11 @@ WIDENED: dict[str, dict[torch.dtype, torch.dtype]] = {
 """Op name to the input dtypes it runs wider, and the dtype each is widened to."""
 
 
+@declare(
+    Stage.REWRITES,
+    after=("nan_through_clamps_and_maxima",),
+    why="the NaN-aware max pooling it builds may be bfloat16, which OpenVINO pools with indices only when widened",
+)
 def narrow_kernels_widened(graph_module: torch.fx.GraphModule) -> bool:
     """Run each op of :data:`WIDENED` on a wider copy of its input; narrow its values back.
 

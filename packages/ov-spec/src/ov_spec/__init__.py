@@ -29,7 +29,7 @@ from ov_spec.compile_spec import (
 )
 from ov_spec.dtypes import DELEGATE_DTYPES, DTYPES, Dtype
 from ov_spec.exceptions import CompileSpecError
-from ov_spec.op_names import target_name
+from ov_spec.op_names import op_name, target_name
 from ov_spec.spec_values import NO_CACHE, runs_on_cpu_only
 
 __all__ = [  # noqa: RUF022 - grouped by topic
@@ -64,5 +64,6 @@ __all__ = [  # noqa: RUF022 - grouped by topic
     "DTYPES",
     "Dtype",
     # op names
+    "op_name",
     "target_name",
 ]

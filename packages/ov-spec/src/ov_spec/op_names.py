@@ -22,3 +22,14 @@ def target_name(target: object) -> str:
     if "." not in name:
         return f"{getattr(target, '__module__', '')}.{name}"
     return name
+
+
+def op_name(node: object) -> str:
+    """Return ``namespace.op.overload`` for a ``torch.fx.Node`` that calls a function, else ``""``.
+
+    Placeholders, outputs and attribute reads name no operation. Takes the node
+    untyped so that this package stays free of PyTorch.
+    """
+    if getattr(node, "op", None) != "call_function":
+        return ""
+    return target_name(getattr(node, "target", None))
