@@ -416,7 +416,7 @@ class OpenvinoOperatorSupport(OperatorSupportBase):
         refused: Node name to the reason OpenVINO's converter refused that node
             in a trial lowering; those nodes stay on the CPU.
         narrowed: Node name to the reason OpenVINO would compute that node's
-            integers narrower than PyTorch (``integer_ranges.narrowed_nodes``);
+            integers narrower than PyTorch (``ranges.narrowing.narrowed_nodes``);
             those stay on the CPU too, with the reason of any other check first.
 
     Attributes:

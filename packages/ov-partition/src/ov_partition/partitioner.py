@@ -22,10 +22,10 @@ from torch.export import ExportedProgram
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
 from ov_partition.cpu_kernels import warn_of_cpu_kernels
-from ov_partition.integer_ranges import narrowed_nodes
 from ov_partition.mutable_buffers import tag_mutated_buffers
 from ov_partition.op_support import OpenvinoOperatorSupport, branches, overload
 from ov_partition.pre_decomposition import decompose_for_lowering
+from ov_partition.ranges.narrowing import narrowed_nodes
 from ov_partition.trial_lowering import (
     bisect_refusal,
     converter_message,
@@ -131,7 +131,7 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
 
         Integer work that OpenVINO's CPU plugin computes narrower than
         PyTorch stays on the CPU unless its values provably fit
-        (:mod:`ov_partition.integer_ranges`; compile spec
+        (:mod:`ov_partition.ranges`; compile spec
         ``allow_int64_narrowing`` delegates int64 work anyway).
 
         A buffer the program mutates goes with the partition that reads and

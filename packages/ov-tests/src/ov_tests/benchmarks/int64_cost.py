@@ -1,7 +1,7 @@
 """What keeping int64 exact costs: the model suite with and without ``allow_int64_narrowing``.
 
 By default the partitioner keeps int64 work whose values it cannot prove to
-fit in 32 bits on ExecuTorch's CPU kernels (``ov_partition.integer_ranges``);
+fit in 32 bits on ExecuTorch's CPU kernels (``ov_partition.ranges``);
 ``allow_int64_narrowing=true`` delegates it, as before. For MiniLM, ResNet-18,
 ExecuTorch's Llama and transformers' Llama (tiny, seeded), this prints the
 delegated and CPU nodes of both, the nodes kept for int64, and the

@@ -4,7 +4,8 @@ from executorch.exir import to_edge
 from executorch.exir.program._fake_program import get_fake_program
 
 from ov_partition import OpenvinoPartitioner, compile_specs
-from ov_partition.integer_ranges import IntegerRanges, narrowed_nodes
+from ov_partition.ranges.bounds import IntegerRanges
+from ov_partition.ranges.narrowing import narrowed_nodes
 
 I32 = torch.int32
 LENGTH = torch.export.Dim("length", max=100)
