@@ -18,8 +18,9 @@ OV_EXECUTORCH_EXPORT const char* ov_executorch_unavailable_reason();
 OV_EXECUTORCH_EXPORT const char* ov_executorch_registration_error();
 
 // OpenVINO's element type name ("f32") for an ExecuTorch ScalarType code, or
-// "" for a dtype a delegate does not take. Lets a test check this library's
-// mapping against ov_spec's dtype table.
+// "" for a dtype a delegate does not take: the dtype table this library binds
+// delegate arguments with, so tools can check it against ov_spec.DELEGATE_DTYPES
+// (the Python package's native_element_type does).
 OV_EXECUTORCH_EXPORT const char* ov_executorch_element_type(int scalar_type);
 
 // The payload checksum (XXH3-64) of `size` bytes at `data`, as the runtime
@@ -61,7 +62,10 @@ OV_EXECUTORCH_EXPORT long ov_executorch_take_last_error(char* buffer, size_t siz
 // a tensor's logical sizes and dim order with a pointer to its data (not
 // copied), or a scalar.
 #define OV_EXECUTORCH_MAX_RANK 16
-enum { OV_EXECUTORCH_TENSOR = 1, OV_EXECUTORCH_INT = 2, OV_EXECUTORCH_DOUBLE = 3, OV_EXECUTORCH_BOOL = 4 };
+// A value's kind: the tag ExecuTorch's program schema gives it (the KernelTypes
+// union of program.fbs), so a kind reads the same in a .pte and across this
+// interface.
+enum { OV_EXECUTORCH_INT = 2, OV_EXECUTORCH_BOOL = 3, OV_EXECUTORCH_DOUBLE = 4, OV_EXECUTORCH_TENSOR = 5 };
 
 typedef struct {
   int32_t kind;   // OV_EXECUTORCH_TENSOR, _INT, _DOUBLE or _BOOL
@@ -76,6 +80,10 @@ typedef struct {
 } ov_executorch_value;
 
 typedef struct ov_executorch_runner ov_executorch_runner;
+
+// sizeof(ov_executorch_value), so that a binding that mirrors the struct (the
+// Python package's ctypes Value) can check its layout before any call.
+OV_EXECUTORCH_EXPORT size_t ov_executorch_value_size(void);
 
 // Reads and verifies the program in `size` bytes at `data` (kept alive by the
 // caller) into *runner; returns an ExecuTorch Error code (0 for Ok), with

@@ -137,6 +137,8 @@ int ov_executorch_runner_load(const void* data, size_t size, ov_executorch_runne
   return static_cast<int>(error);
 }
 
+size_t ov_executorch_value_size(void) { return sizeof(ov_executorch_value); }
+
 void ov_executorch_runner_free(ov_executorch_runner* runner) {
   delete reinterpret_cast<Runner*>(runner);
 }

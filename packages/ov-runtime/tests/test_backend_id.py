@@ -144,3 +144,22 @@ def test_the_native_checksum_is_xxh3_64_for_every_length_it_takes():
         data = generator.randbytes(length)
         assert native_checksum(data) == xxhash.xxh3_64_intdigest(data), length
     assert native_checksum(b"x" * 240) == 0
+
+
+def test_the_ctypes_value_mirrors_the_native_struct_and_its_kinds_are_the_schemas():
+    import ctypes
+
+    from executorch.exir._serialize.generated.executorch_flatbuffer.KernelTypes import (
+        KernelTypes,
+    )
+
+    from ov_runtime.native import runner
+
+    library = runner._runner_library()  # checks the size itself; here it is read again
+    assert library.ov_executorch_value_size() == ctypes.sizeof(runner.Value)
+    assert (
+        KernelTypes.Int,
+        KernelTypes.Bool,
+        KernelTypes.Double,
+        KernelTypes.Tensor,
+    ) == (runner.INT, runner.BOOL, runner.DOUBLE, runner.TENSOR)

@@ -21,11 +21,10 @@ from typing import Any
 import torch
 
 from ov_runtime.exceptions import ExecutionError
-from ov_runtime.facade.program_reader import BOOL, DOUBLE, INT, TENSOR, Plan, PlannedValue
-from ov_spec import DTYPES
+from ov_runtime.facade.program_reader import Plan, PlannedValue
+from ov_runtime.facade.values import TORCH_DTYPES
+from ov_runtime.native.runner import BOOL, DOUBLE, INT, TENSOR
 
-# ExecuTorch's ScalarType code of each dtype a program may take.
-_DTYPES = {dtype.scalar_type: getattr(torch, dtype.torch_name) for dtype in DTYPES}
 _SCALARS = {INT: int, DOUBLE: float, BOOL: bool}
 
 
@@ -62,7 +61,7 @@ def _input(value: PlannedValue) -> MethodInput:
     if value.kind == TENSOR:
         return MethodInput(
             "tensor",
-            dtype=_DTYPES.get(value.scalar_type),
+            dtype=TORCH_DTYPES.get(value.scalar_type),
             bounds=value.sizes,
             dim_order=value.dim_order,
             static=value.static,

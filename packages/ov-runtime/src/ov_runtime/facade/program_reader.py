@@ -17,6 +17,8 @@ from typing import Any
 import flatbuffers
 from flatbuffers.table import Table
 
+from ov_runtime.native.runner import BOOL, DOUBLE, INT, TENSOR  # KernelTypes' tags
+
 # Table slots of program.fbs: the field's index in its table.
 _PROGRAM_EXECUTION_PLAN = 1
 _PLAN_NAME, _PLAN_VALUES, _PLAN_INPUTS, _PLAN_OUTPUTS = 0, 2, 3, 4
@@ -24,8 +26,6 @@ _EVALUE_TYPE, _EVALUE_VAL = 0, 1
 _TENSOR_SCALAR_TYPE, _TENSOR_SIZES, _TENSOR_DIM_ORDER, _TENSOR_DYNAMISM = 0, 2, 3, 8
 _SCALAR_VALUE = 0  # Int.int_val, Double.double_val, Bool.bool_val
 
-# KernelTypes, the union tag of an EValue.
-INT, BOOL, DOUBLE, TENSOR = 2, 3, 4, 5
 STATIC = 0  # TensorShapeDynamism
 
 

@@ -17,8 +17,10 @@ import torch
 from ov_runtime.native.runner import BOOL, DOUBLE, INT, MAX_RANK, TENSOR, Value
 from ov_spec import DTYPES
 
-_SCALAR_TYPES = {getattr(torch, dtype.torch_name): dtype.scalar_type for dtype in DTYPES}
-_DTYPES = {code: dtype for dtype, code in _SCALAR_TYPES.items()}
+SCALAR_TYPES = {getattr(torch, dtype.torch_name): dtype.scalar_type for dtype in DTYPES}
+"""ExecuTorch's ScalarType code of each torch dtype a program may take (``ov_spec.DTYPES``)."""
+TORCH_DTYPES = {code: dtype for dtype, code in SCALAR_TYPES.items()}
+"""The torch dtype of each ScalarType code: :data:`SCALAR_TYPES` read backwards."""
 
 
 def laid_out(tensor: torch.Tensor, order: Sequence[int]) -> torch.Tensor:
@@ -71,7 +73,7 @@ def write_value(native: Value, value: Any, order: Sequence[int] = ()) -> None:
         ValueError: A tensor of rank above 16.
     """
     if isinstance(value, torch.Tensor):
-        scalar_type = _SCALAR_TYPES.get(value.dtype)
+        scalar_type = SCALAR_TYPES.get(value.dtype)
         if scalar_type is None:
             raise TypeError(f"tensors of dtype {value.dtype} are not taken")
         rank = value.dim()
@@ -106,7 +108,7 @@ def from_value(value: Value) -> Any:
     for dim in reversed(order):
         strides[dim] = step
         step *= max(sizes[dim], 1)
-    tensor = torch.empty_strided(sizes, strides, dtype=_DTYPES[value.dtype])
+    tensor = torch.empty_strided(sizes, strides, dtype=TORCH_DTYPES[value.dtype])
     if value.nbytes:
         ctypes.memmove(tensor.data_ptr(), value.data, value.nbytes)
     return tensor

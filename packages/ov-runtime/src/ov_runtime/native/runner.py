@@ -21,7 +21,9 @@ from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
 from ov_runtime.native.library import load_backend, take_last_error
 
 MAX_RANK = 16
-TENSOR, INT, DOUBLE, BOOL = 1, 2, 3, 4
+INT, BOOL, DOUBLE, TENSOR = 2, 3, 4, 5
+"""A value's kind (``ov_executorch_value.kind``): the tag ExecuTorch's program schema gives it
+(``KernelTypes`` in ``program.fbs``), which the program reader reads too."""
 
 
 class Value(ctypes.Structure):
@@ -66,6 +68,12 @@ def _load_cpu_kernels() -> None:
 def _runner_library() -> ctypes.CDLL:
     """The native library, with its runner functions declared and ExecuTorch's CPU kernels loaded."""
     library = load_backend()
+    library.ov_executorch_value_size.restype = ctypes.c_size_t
+    if (size := library.ov_executorch_value_size()) != ctypes.sizeof(Value):
+        raise BackendUnavailableError(
+            f"the native library's ov_executorch_value has {size} bytes, this package's mirror "
+            f"{ctypes.sizeof(Value)}: reinstall ov-runtime so that both come from one build"
+        )
     _load_cpu_kernels()
     library.ov_executorch_runner_load.restype = ctypes.c_int
     library.ov_executorch_runner_load.argtypes = [
