@@ -1,11 +1,25 @@
 // The payload checksum, XXH3-64 with seed 0 and the default secret: what the
-// xxhash package's xxh3_64 writes at lowering. Written from the xxHash
-// specification (doc/xxhash_spec.md of the xxHash repository), for every
-// input length: XXH3 hashes 0-16, 17-240 and longer inputs differently.
+// xxhash package's xxh3_64 writes at lowering. Where the build found the
+// xxHash library (CMakeLists.txt defines OV_EXECUTORCH_SYSTEM_XXHASH), its
+// XXH3_64bits computes it; otherwise the code below does, written from the
+// xxHash specification (doc/xxhash_spec.md of the xxHash repository), for
+// every input length: XXH3 hashes 0-16, 17-240 and longer inputs differently.
 
 #include "checksum.h"
 
 #include "c_api.h"
+
+#if defined(OV_EXECUTORCH_SYSTEM_XXHASH)
+
+#include <xxhash.h>
+
+namespace ov_executorch {
+
+uint64_t checksum(const uint8_t* data, size_t size) { return XXH3_64bits(data, size); }
+
+}  // namespace ov_executorch
+
+#else
 
 #include <cstring>
 
@@ -264,6 +278,8 @@ uint64_t checksum(const uint8_t* data, size_t size) {
 }
 
 }  // namespace ov_executorch
+
+#endif  // OV_EXECUTORCH_SYSTEM_XXHASH
 
 uint64_t ov_executorch_checksum(const uint8_t* data, size_t size) {
   return ov_executorch::checksum(data, size);
