@@ -8,7 +8,7 @@ from ov_convert import MAGIC, VERSION, CompiledBlob, Payload, PayloadError
 from ov_convert import payload as payload_module
 from ov_convert.payload import WIDE_INT8_WEIGHTS, reseal
 
-XML = b"<net>" + b" " * 300 + b"</net>"  # an IR is longer than the checksum's minimum
+XML = b"<net>" + b" " * 300 + b"</net>"  # holds byte 200 of the payload (a flipped bit in the xml)
 PAYLOAD = Payload(
     xml=XML,
     weights=b"\x01\x02\x03",
@@ -168,9 +168,29 @@ def test_a_flipped_bit_after_the_header_fails_the_checksum(position):
         Payload.from_bytes(bytes(data))
 
 
-def test_an_ir_shorter_than_any_model_is_refused():
-    with pytest.raises(PayloadError, match="an IR has more"):
-        Payload(xml=b"<net/>", weights=b"", device="CPU").to_bytes()
+def test_a_payload_of_few_checksummed_bytes_round_trips():
+    payload = Payload(xml=b"<net/>", weights=b"", device="CPU")
+    data = payload.to_bytes()
+    assert len(data) - payload_module.CHECKSUMMED_FROM <= 240  # XXH3's short and medium paths
+    assert Payload.from_bytes(data) == payload
+
+
+def header_only(flags: int, extra: bytes) -> bytes:
+    """A bare header (every section empty at offset 0) and ``extra``, its checksum matching."""
+    body = payload_module.FLAGS.pack(flags) + extra
+    header = payload_module.HEADER.pack(
+        MAGIC, VERSION, payload_module.HEADER_SIZE, *[0] * 8, xxhash.xxh3_64_intdigest(body)
+    )
+    return header + body
+
+
+@pytest.mark.parametrize("extra", [0, 1, 8, 100], ids=lambda n: f"{8 + n}_checksummed")
+def test_a_few_checksummed_bytes_that_match_pass_the_checksum(extra):
+    # No minimum size: the check after the checksum, the flags', is the one that refuses.
+    with pytest.raises(PayloadError, match="flags set the bits 0x2"):
+        Payload.from_bytes(header_only(2, bytes(range(extra))))
+    with pytest.raises(PayloadError, match="checksum does not match"):
+        Payload.from_bytes(header_only(2, bytes(range(extra)))[:-1] + b"\xff")
 
 
 @pytest.mark.parametrize(

@@ -23,9 +23,11 @@ OV_EXECUTORCH_EXPORT const char* ov_executorch_registration_error();
 // (the Python package's native_element_type does).
 OV_EXECUTORCH_EXPORT const char* ov_executorch_element_type(int scalar_type);
 
-// The payload checksum (XXH3-64) of `size` bytes at `data`, as the runtime
-// verifies it; 0 when `size` is below the 241 bytes it takes. Lets a test check
-// it against the xxhash package, and a benchmark time it.
+// The payload checksum: XXH3-64 (seed 0) of `size` bytes at `data`, any size
+// (`data` may be null when `size` is 0), as the runtime verifies it and the
+// xxhash package's xxh3_64 computes it at lowering. Part of the library's
+// interface: a tool can check a payload (the checksum field at offset 80
+// against the bytes from offset 88 on) without Python.
 OV_EXECUTORCH_EXPORT uint64_t ov_executorch_checksum(const uint8_t* data, size_t size);
 
 // Reads and checks a delegate payload (its processed bytes) as a delegate's

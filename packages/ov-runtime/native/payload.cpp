@@ -196,11 +196,6 @@ bool parse_payload(const void* data, size_t size, PayloadView* view, std::string
   }
   // Nothing after the fixed fields is read before its bytes are known intact:
   // the flags, the blob's fields and every section are checksummed.
-  if (size - kFlagsOffset < kMinChecksummedBytes) {
-    *error = "payload has " + std::to_string(size - kFlagsOffset) +
-        " checksummed bytes; an IR alone has more than " + std::to_string(kMinChecksummedBytes);
-    return false;
-  }
   if (checksum(bytes + kFlagsOffset, size - kFlagsOffset) !=
       read_le<uint64_t>(bytes + kChecksumOffset)) {
     *error = "payload checksum does not match its bytes: the payload is corrupt";

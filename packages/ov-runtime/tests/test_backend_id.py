@@ -2,6 +2,7 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 from executorch.runtime import Runtime
 
 from ov_runtime import BACKEND_ID, OpenvinoPartitioner, OvExecutorchBackend, load_backend
@@ -130,7 +131,10 @@ def test_load_backend_raises_with_the_reason_when_the_name_is_taken(tmp_path):
     assert "another library registered a backend of that name first" in result.stdout
 
 
-def test_the_native_checksum_is_xxh3_64_for_every_length_it_takes():
+def test_the_native_checksum_is_xxh3_64_at_every_length():
+    # Every length to 4 KiB covers each of XXH3's paths (0, 1-3, 4-8, 9-16, 17-128,
+    # 129-240 bytes and longer) and every tail of the long one's 64-byte stripes and
+    # 1 KiB blocks; the large sizes run many blocks, with odd tails.
     import random
 
     import xxhash
@@ -138,12 +142,13 @@ def test_the_native_checksum_is_xxh3_64_for_every_length_it_takes():
     from ov_runtime.native import native_checksum
 
     generator = random.Random(0)
-    lengths = [241, 255, 256, 1023, 1024, 1025, 2047, 2048, 2049, 4096 + 17, 1 << 20]
-    lengths += [generator.randrange(241, 100_000) for _ in range(40)]
+    lengths = [*range(4097), (64 << 10) + 13, (1 << 20) + 7, (3 << 20) + 1023]
+    lengths += [generator.randrange(4097, 300_000) for _ in range(20)]
     for length in lengths:
         data = generator.randbytes(length)
         assert native_checksum(data) == xxhash.xxh3_64_intdigest(data), length
-    assert native_checksum(b"x" * 240) == 0
+    # The C function takes no data at all for no bytes, as its header says.
+    assert load_backend().ov_executorch_checksum(None, 0) == xxhash.xxh3_64_intdigest(b"")
 
 
 def test_the_ctypes_value_mirrors_the_native_struct_and_its_kinds_are_the_schemas():
@@ -163,3 +168,18 @@ def test_the_ctypes_value_mirrors_the_native_struct_and_its_kinds_are_the_schema
         KernelTypes.Double,
         KernelTypes.Tensor,
     ) == (runner.INT, runner.BOOL, runner.DOUBLE, runner.TENSOR)
+
+
+@pytest.mark.parametrize("extra", [0, 1, 8, 100], ids=lambda n: f"{8 + n}_checksummed")
+def test_the_native_reader_takes_a_few_checksummed_bytes_that_match(extra):
+    # No minimum size: the check after the checksum, the flags', is the one that refuses.
+    import xxhash
+
+    from ov_convert import MAGIC, VERSION
+    from ov_convert.payload import FLAGS, HEADER, HEADER_SIZE
+    from ov_runtime.native import payload_refusal
+
+    body = FLAGS.pack(2) + bytes(range(extra))
+    header = HEADER.pack(MAGIC, VERSION, HEADER_SIZE, *[0] * 8, xxhash.xxh3_64_intdigest(body))
+    assert "flags set the bits 0x2" in payload_refusal(header + body)
+    assert "checksum does not match" in payload_refusal(header + body[:-1] + b"\xff")

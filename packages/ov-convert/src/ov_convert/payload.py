@@ -55,6 +55,12 @@ Payloads of versions 1 and 2 are refused with a message to lower the program
 again: version 1 carried no options or signature, and version 2 left the flags
 outside its checksum.
 
+Readers of version 3 once refused fewer than 241 checksummed bytes (the
+runtime's checksum took no shorter input); they now take any number. That
+changed no version: every payload written before is read as it was, since no
+writer ever produced fewer (an IR alone is longer), and a payload too short
+to hold its sections is still refused, by the checks of its header and layout.
+
 The IR is always carried, so that one program loads on any OpenVINO device and
 on newer releases; a compiled blob only ever adds a faster first load.
 """
@@ -178,8 +184,7 @@ class Payload:
                 model down.
 
         Raises:
-            PayloadError: The payload would hold fewer bytes after its header
-                than any IR has, or it has both ``weights`` and a ``weights_file``.
+            PayloadError: The payload has both ``weights`` and a ``weights_file``.
         """
         if weights_file is not None and self.weights:
             raise PayloadError("payload weights come from its bytes or from a file, not both")
@@ -197,8 +202,6 @@ class Payload:
         flags = FLAGS.pack(WIDE_INT8_WEIGHTS if self.wide_int8_weights else 0)
         if blob:
             flags += BLOB_FIELDS.pack(offsets[-1], len(blob))
-        if (size := len(flags) + sum(map(len, before_weights)) + weights_size) < MIN_CHECKSUMMED:
-            raise PayloadError(f"payload of {size} checksummed bytes; an IR has more")
         fields = [value for pair in zip(offsets[:4], sizes, strict=True) for value in pair]
         checksum = xxhash.xxh3_64(flags)
         for piece in before_weights:
@@ -288,9 +291,6 @@ def reseal(data: bytearray, start: int = 0, end: int | None = None) -> None:
     struct.pack_into("<Q", data, start + HEADER.size - 8, xxhash.xxh3_64_intdigest(body))
 
 
-MIN_CHECKSUMMED = 241
-"""The fewest checksummed bytes; the runtime's checksum takes no fewer (an IR has more)."""
-
 _SECTIONS = ("options", "signature", "xml", "weights", "blob")
 _ALIGNED = frozenset({"weights", "blob"})
 
@@ -330,10 +330,6 @@ def _verified_header(data: bytes) -> tuple[int, list[int], int]:
         raise PayloadError(
             f"payload header_size is {header_size}; version {VERSION} has {sizes[0]}, or "
             f"{sizes[1]} with a compiled blob, within the {len(data)} bytes given"
-        )
-    if len(data) - CHECKSUMMED_FROM < MIN_CHECKSUMMED:
-        raise PayloadError(
-            f"payload has {len(data) - CHECKSUMMED_FROM} checksummed bytes; an IR has more"
         )
     if xxhash.xxh3_64_intdigest(memoryview(data)[CHECKSUMMED_FROM:]) != checksum:
         raise PayloadError("payload checksum does not match its bytes: the payload is corrupt")

@@ -213,10 +213,10 @@ def compile_properties(payload: bytes) -> dict[str, str]:
 
 
 def native_checksum(data: bytes) -> int:
-    """The payload checksum the native runtime computes over ``data`` (XXH3-64).
+    """The payload checksum the native runtime computes over ``data`` (XXH3-64), any length.
 
-    0 for fewer than 241 bytes, which it does not take. Equal to the
-    ``xxhash`` package's ``xxh3_64_intdigest``, which lowering writes.
+    Equal to the ``xxhash`` package's ``xxh3_64_intdigest``, which lowering
+    writes.
     """
     return int(load_backend().ov_executorch_checksum(data, len(data)))
 
