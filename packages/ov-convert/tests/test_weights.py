@@ -3,11 +3,9 @@ import openvino as ov
 import pytest
 from openvino import opset13 as ops
 
-from ov_convert.weights import (
-    fold_constant_readers,
-    four_bit_weights,
-    int8_products_may_saturate,
-)
+from ov_convert.compressed_weights import four_bit_weights
+from ov_convert.constant_readers import fold_constant_readers
+from ov_convert.int8_saturation import int8_products_may_saturate
 
 
 def decompressed_product(values: np.ndarray, zero_point: np.ndarray | None = None) -> ov.Model:

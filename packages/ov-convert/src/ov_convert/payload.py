@@ -21,7 +21,7 @@ same layout in ``native/payload.cpp``)::
                   flags, the blob's fields and every section
     88      8     flags (uint64): bit 0, ``WIDE_INT8_WEIGHTS``: int8 weights
                   beyond +-64 multiply quantized activations (see
-                  ``ov_convert.weights.int8_products_may_saturate``); the
+                  ``ov_convert.int8_saturation.int8_products_may_saturate``); the
                   runtime then computes those layers in float32 on a CPU
                   without VNNI, whose int8 kernels would saturate the
                   products. Other bits are 0, and readers refuse a payload

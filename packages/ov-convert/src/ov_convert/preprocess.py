@@ -25,13 +25,10 @@ from ov_convert.convert import (
     user_input_values,
 )
 from ov_convert.extensions import EXTENSION_OPS
+from ov_convert.int8_saturation import int8_products_may_saturate
+from ov_convert.model_pipeline import finish_model
 from ov_convert.payload import Payload
-from ov_convert.states import State, lift_states, make_stateful
-from ov_convert.weights import (
-    fold_constant_readers,
-    four_bit_weights,
-    int8_products_may_saturate,
-)
+from ov_convert.states import State, lift_states
 from ov_passes import DEFAULT_PASSES, REWRITES, run_passes
 from ov_spec import BACKEND_ID, OpenvinoOptions
 
@@ -80,18 +77,8 @@ def _convert(edge_program: ExportedProgram) -> tuple[ov.Model, list[object], lis
         [*inputs, *(state.initial for state in states)],
         [*outputs, *(state.update for state in states)],
     )
-    model = make_stateful(model, states, len(inputs), len(outputs))
-    folded = fold_constant_readers(model)
-    narrowed = four_bit_weights(model)
-    logger.debug(
-        "converted a partition: %d inputs, %d outputs, %d states, "
-        "%d constant computations on compressed weights folded, %d weights stored in 4 bits",
-        len(inputs),
-        len(outputs),
-        len(states),
-        folded,
-        narrowed,
-    )
+    model = finish_model(model, states, len(inputs), len(outputs))
+    logger.debug("converted a partition: %d inputs, %d outputs", len(inputs), len(outputs))
     return model, inputs, outputs
 
 

@@ -1,0 +1,54 @@
+"""The steps preprocess runs on the converted OpenVINO model, in order.
+
+The graph passes (``ov_passes``) rewrite the partition before conversion; these
+rewrite the OpenVINO model after it, before it is serialized:
+
+1. :func:`~ov_convert.states.make_stateful`: the buffers the partition mutates
+   become ``ReadValue``/``Assign`` state. First, since the next steps leave
+   stateful operations alone.
+2. :func:`~ov_convert.constant_readers.fold_constant_readers`: computations on
+   constants alone that read a compressed weight become constants (OpenVINO's
+   CPU plugin fails to compile some of them).
+3. :func:`~ov_convert.compressed_weights.four_bit_weights`: 8-bit weights whose
+   values fit in 4 bits are stored as i4/u4. Last, once folding has removed
+   readers other than the weight decompression.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import openvino as ov
+
+from ov_convert.compressed_weights import four_bit_weights
+from ov_convert.constant_readers import fold_constant_readers
+from ov_convert.states import State, make_stateful
+
+logger = logging.getLogger(__name__)
+
+
+def finish_model(
+    model: ov.Model, states: Sequence[State], num_inputs: int, num_outputs: int
+) -> ov.Model:
+    """Run the model steps above on a converted partition; return the model to serialize.
+
+    Args:
+        model: The converted partition, whose parameters are its ``num_inputs``
+            user inputs then each state's initial value, and whose results are
+            its ``num_outputs`` outputs then each state's update.
+        states: The partition's mutated buffers (:func:`ov_convert.states.lift_states`).
+        num_inputs: The partition's user inputs.
+        num_outputs: The partition's user outputs.
+    """
+    model = make_stateful(model, list(states), num_inputs, num_outputs)
+    folded = fold_constant_readers(model)
+    narrowed = four_bit_weights(model)
+    logger.debug(
+        "finished a converted model: %d states, %d constant computations on compressed "
+        "weights folded, %d weights stored in 4 bits",
+        len(states),
+        folded,
+        narrowed,
+    )
+    return model
