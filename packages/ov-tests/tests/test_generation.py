@@ -129,6 +129,28 @@ def test_the_generate_command_prints_tokens_and_speeds(decoder, capsys):
     assert lines[2].startswith("decode: 7 tokens in ") and "tokens/s" in lines[2]
 
 
+LONG = torch.randint(0, 1000, (40,), generator=torch.Generator().manual_seed(40)).tolist()
+
+
+def test_prompts_one_after_another_on_one_loaded_program_generate_eagers_tokens(decoder):
+    # The long prompt leaves cache entries past the short one's positions, which the mask hides.
+    model, path = decoder
+    program = load_program(path)
+    for prompt in (LONG, PROMPT, LONG):
+        assert generate(program, prompt, 8).tokens == eager_greedy(model, prompt, 8)[0]
+
+
+def test_the_generate_command_takes_prompts_in_turn_on_one_load(decoder, capsys):
+    model, path = decoder
+    prompts = [",".join(map(str, prompt)) for prompt in (LONG, PROMPT)]
+    arguments = ["generate", str(path), "--max-new-tokens", "4"]
+    assert main([*arguments, "--prompt-ids", prompts[0], "--prompt-ids", prompts[1]]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "prompt 1:" and lines[4] == "prompt 2:"
+    for line, prompt in ((lines[1], LONG), (lines[5], PROMPT)):
+        assert line == "tokens: " + ",".join(map(str, eager_greedy(model, prompt, 4)[0]))
+
+
 def test_generate_refuses_what_it_cannot_do(decoder):
     _, path = decoder
     with pytest.raises(ValueError, match="prompt_ids is empty"):
@@ -171,6 +193,14 @@ def test_executorch_llama_prefills_any_length_then_decodes(executorch_llama, len
     prompt = torch.randint(0, 1000, (length,), generator=torch.Generator().manual_seed(length))
     expected, _ = executorch_llama_greedy(tiny_executorch_llama(variant), prompt.tolist(), 4)
     assert generate(path, prompt.tolist(), 4).tokens == expected
+
+
+def test_executorch_llama_generates_prompts_one_after_another_on_one_load(executorch_llama):
+    variant, path = executorch_llama
+    program = load_program(path)
+    for prompt in (LONG, PROMPT, LONG):
+        expected, _ = executorch_llama_greedy(tiny_executorch_llama(variant), prompt, 8)
+        assert generate(program, prompt, 8).tokens == expected
 
 
 def test_executorch_llama_keeps_its_kv_cache_in_openvino(executorch_llama):

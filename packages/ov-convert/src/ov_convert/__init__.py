@@ -9,13 +9,20 @@ from ov_convert.convert import (
     user_input_values,
 )
 from ov_convert.exceptions import ConversionError, PayloadError
-from ov_convert.payload import MAGIC, SCALAR, TENSOR, VERSION, CompiledBlob, Payload
+from ov_convert.payload import (
+    MAGIC,
+    SCALAR_ARGUMENT,
+    TENSOR_ARGUMENT,
+    VERSION,
+    CompiledBlob,
+    Payload,
+)
 from ov_convert.preprocess import OvExecutorchBackend
 
 __all__ = [
     "MAGIC",
-    "SCALAR",
-    "TENSOR",
+    "SCALAR_ARGUMENT",
+    "TENSOR_ARGUMENT",
     "VERSION",
     "CompiledBlob",
     "ConversionError",

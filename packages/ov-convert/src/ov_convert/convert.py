@@ -17,7 +17,7 @@ from torch.export.graph_signature import OutputKind
 
 from ov_convert.exceptions import ConversionError
 from ov_convert.extensions import conversion_extensions, prepare_for_extensions
-from ov_convert.payload import COPIED, SCALAR, TENSOR
+from ov_convert.payload import COPIED_ARGUMENT, SCALAR_ARGUMENT, TENSOR_ARGUMENT
 from ov_spec import DELEGATE_DTYPES
 
 _ELEMENT_TYPES: dict[torch.dtype, ov.Type] = {
@@ -295,7 +295,9 @@ def _with_repeated_outputs(model: ov.Model, repeats: list[int]) -> ov.Model:
 
 def signature(values: Sequence[object]) -> str:
     """One letter per value: ``T`` for a tensor, ``S`` for a scalar (int, float, bool)."""
-    return "".join(TENSOR if isinstance(value, torch.Tensor) else SCALAR for value in values)
+    return "".join(
+        TENSOR_ARGUMENT if isinstance(value, torch.Tensor) else SCALAR_ARGUMENT for value in values
+    )
 
 
 def output_signature(model: ov.Model, outputs: Sequence[object]) -> str:
@@ -314,8 +316,8 @@ def output_signature(model: ov.Model, outputs: Sequence[object]) -> str:
         node = source.get_node()
         key = (node.get_name(), source.get_index())
         passed_through = node.get_type_name() in ("Parameter", "Constant") or key in seen
-        if letters[index] == TENSOR and passed_through:
-            letters[index] = COPIED
+        if letters[index] == TENSOR_ARGUMENT and passed_through:
+            letters[index] = COPIED_ARGUMENT
         seen.add(key)
     return "".join(letters)
 

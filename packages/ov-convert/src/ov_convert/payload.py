@@ -92,9 +92,12 @@ KNOWN_FLAGS = WIDE_INT8_WEIGHTS
 WEIGHTS_ALIGNMENT = 64
 COPY_CHUNK = 16 << 20
 """Bytes of weights :meth:`Payload.to_bytes` copies from a file at a time."""
-TENSOR = "T"
-SCALAR = "S"
-COPIED = "C"
+TENSOR_ARGUMENT = "T"
+SCALAR_ARGUMENT = "S"
+COPIED_ARGUMENT = "C"
+"""The letters of the payload's signature: a delegate argument bound as a tensor, passed as a
+scalar, or (outputs only) a tensor copied after inference; ``kTensorArgument``,
+``kScalarArgument`` and ``kCopiedArgument`` of the native reader."""
 
 
 @dataclass(frozen=True)
@@ -166,10 +169,14 @@ class Payload:
         for text in (self.device, *self.properties, *self.properties.values()):
             if "\0" in text:
                 raise PayloadError(f"payload option {text!r} holds a NUL character")
-        if set(self.inputs) - {TENSOR, SCALAR} or set(self.outputs) - {TENSOR, SCALAR, COPIED}:
+        if set(self.inputs) - {TENSOR_ARGUMENT, SCALAR_ARGUMENT} or set(self.outputs) - {
+            TENSOR_ARGUMENT,
+            SCALAR_ARGUMENT,
+            COPIED_ARGUMENT,
+        }:
             raise PayloadError(
                 f"payload signature {self.inputs}/{self.outputs} has letters other than "
-                f"{TENSOR} and {SCALAR}, and {COPIED} for outputs"
+                f"{TENSOR_ARGUMENT} and {SCALAR_ARGUMENT}, and {COPIED_ARGUMENT} for outputs"
             )
 
     def to_bytes(self, weights_file: Path | None = None) -> bytes:

@@ -92,7 +92,11 @@ def _parser(
     )
     generator.add_argument("pte", type=Path, help="the program (.pte)")
     generator.add_argument(
-        "--prompt-ids", required=True, help="the prompt's token ids, separated by commas"
+        "--prompt-ids",
+        required=True,
+        action="append",
+        help="a prompt's token ids, separated by commas; repeat for more prompts, each "
+        "generated in turn on the one loaded program",
     )
     generator.add_argument(
         "--max-new-tokens", type=int, default=32, help="how many tokens at most (default: 32)"

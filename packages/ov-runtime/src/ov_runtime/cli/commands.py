@@ -137,35 +137,41 @@ def _token_ids(text: str) -> list[int]:
 
 
 def generate_tokens(
-    pte: Path, prompt_ids: str, max_new_tokens: int, eos_token_id: int | None, method: str
+    pte: Path, prompts: list[str], max_new_tokens: int, eos_token_id: int | None, method: str
 ) -> int:
-    """Generate greedily after the prompt; print the new token ids and prefill and decode speeds.
+    """Generate greedily after each prompt in turn, on one loaded program, and print the results.
 
+    For each prompt: its new token ids and its prefill and decode speeds.
     Progress goes to stderr, on one line, when it is a terminal.
     """
     interactive = sys.stderr.isatty()
+    token_ids = [_token_ids(prompt) for prompt in prompts]  # all checked before loading
 
     def show(done: int, total: int) -> None:
         print(f"\rgenerated {done}/{total} tokens", end="", file=sys.stderr, flush=True)
 
-    result = facade.generate(
-        pte,
-        _token_ids(prompt_ids),
-        max_new_tokens,
-        method=method,
-        eos_token_id=eos_token_id,
-        progress=show if interactive else None,
-    )
-    if interactive:
-        print(file=sys.stderr)
-    print("tokens: " + ",".join(map(str, result.tokens)))
-    print(
-        f"prefill: {result.prompt_tokens} tokens in {result.prefill_seconds * 1e3:.1f} ms "
-        f"({result.prefill_tokens_per_second:.1f} tokens/s)"
-    )
-    decoded = len(result.tokens) - 1
-    print(
-        f"decode: {decoded} tokens in {result.decode_seconds * 1e3:.1f} ms "
-        f"({result.decode_tokens_per_second:.1f} tokens/s)"
-    )
+    program = facade.load_program(pte)
+    for index, ids in enumerate(token_ids):
+        result = facade.generate(
+            program,
+            ids,
+            max_new_tokens,
+            method=method,
+            eos_token_id=eos_token_id,
+            progress=show if interactive else None,
+        )
+        if interactive:
+            print(file=sys.stderr)
+        if len(token_ids) > 1:
+            print(f"prompt {index + 1}:")
+        print("tokens: " + ",".join(map(str, result.tokens)))
+        print(
+            f"prefill: {result.prompt_tokens} tokens in {result.prefill_seconds * 1e3:.1f} ms "
+            f"({result.prefill_tokens_per_second:.1f} tokens/s)"
+        )
+        decoded = len(result.tokens) - 1
+        print(
+            f"decode: {decoded} tokens in {result.decode_seconds * 1e3:.1f} ms "
+            f"({result.decode_tokens_per_second:.1f} tokens/s)"
+        )
     return 0

@@ -17,6 +17,12 @@ chunks of up to that bound (prefill). A constant
 method ``get_max_seq_len``, as ExecuTorch's LLM export adds and
 ``lower(..., constant_methods={"get_max_seq_len": n})`` adds, gives the
 cache's length, which :func:`generate` then checks the request against.
+
+A loaded program serves one prompt after another, with no reload: each prompt's
+positions count from 0, and what an earlier prompt wrote at later positions is
+hidden by the static cache's causal mask (those positions get exactly zero
+weight), so a second prompt generates what a fresh program would. Checked for
+both exports above (``test_generation.py``).
 """
 
 from __future__ import annotations
@@ -76,9 +82,9 @@ def generate(
 
     Greedy: each new token is the argmax of the last position's logits, as
     transformers' ``generate(do_sample=False)`` picks it. Positions count
-    from 0, so the program's cache must be empty: load the program anew for
-    each prompt (a cache buffer keeps what an earlier prompt wrote past this
-    prompt's positions, which the attention mask of the static cache hides).
+    from 0. Give a :class:`LoadedProgram` to generate for several prompts on
+    one load: the delegates stay compiled and warm, and what an earlier
+    prompt left in the cache is masked (see the module's docstring).
 
     Args:
         program: A loaded program, or a ``.pte`` as bytes or a path.
