@@ -10,7 +10,8 @@ from executorch.exir._serialize._program import deserialize_pte_binary
 from executorch.exir.schema import Bool, Double, Int, Tensor
 
 from ov_runtime import OpenvinoPartitioner, lower
-from ov_runtime.facade.program_reader import BOOL, DOUBLE, INT, TENSOR, read_plans
+from ov_runtime.facade.program_reader import read_plans
+from ov_runtime.native.runner import BOOL, DOUBLE, INT, TENSOR
 
 
 class Scalars(torch.nn.Module):

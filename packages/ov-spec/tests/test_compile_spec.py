@@ -99,7 +99,7 @@ def test_error_is_a_value_error():
 
 
 def test_entries_round_trip():
-    options = OpenvinoOptions(device="GPU", inference_precision="bf16", cache_dir="/tmp/c")
+    options = OpenvinoOptions(device="GPU", inference_precision="bf16", cache_dir=Path("/tmp/c"))
     assert parse(*options.to_entries()) == options
     assert OpenvinoOptions().to_entries() == [("device", b"CPU")]
 
