@@ -4,7 +4,8 @@
 //
 // init() reads the payload and compiles a Delegate with the device and
 // OpenVINO properties the payload carries (resolved from the compile specs at
-// lowering, so the compile specs themselves are not read again here);
+// lowering, so the compile specs themselves are not read again here), each
+// overridden by the application's load-time options (runtime_options.h);
 // execute() and destroy() hand the call to it.
 
 #include <executorch/runtime/backend/interface.h>
@@ -21,6 +22,7 @@
 #include "ir_outline.h"
 #include "openvino_api.h"
 #include "payload.h"
+#include "runtime_options.h"
 
 #ifndef OV_EXECUTORCH_BACKEND_ID
 #error "OV_EXECUTORCH_BACKEND_ID must be defined by the build (read from ov_spec)"
@@ -71,7 +73,6 @@ class OpenvinoBackend final : public BackendInterface {
 
   Result<DelegateHandle*> init(BackendInitContext& context, FreeableBuffer* processed,
                                ArrayRef<CompileSpec> compile_specs) const override {
-    (void)context;
     (void)compile_specs;  // resolved into the payload's options at lowering
     std::string error;
     const OpenvinoApi* api = openvino_api(&error);
@@ -83,7 +84,13 @@ class OpenvinoBackend final : public BackendInterface {
     if (!read_payload(processed->data(), processed->size(), &payload)) {
       return Error::DelegateInvalidCompatibility;
     }
-    Result<Delegate*> delegate = Delegate::create(*api, std::move(*processed), payload);
+    std::vector<std::string> runtime_keys;
+    if (!apply_runtime_options(context.runtime_specs(), &payload, &runtime_keys, &error)) {
+      log_error("%s", error.c_str());
+      return Error::InvalidArgument;
+    }
+    Result<Delegate*> delegate =
+        Delegate::create(*api, std::move(*processed), payload, runtime_keys);
     if (!delegate.ok()) return delegate.error();
     return static_cast<DelegateHandle*>(delegate.get());
   }

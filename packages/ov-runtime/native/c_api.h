@@ -97,8 +97,15 @@ OV_EXECUTORCH_EXPORT void ov_executorch_runner_free(ov_executorch_runner* runner
 // Each returns an ExecuTorch Error code (0 for Ok); it clears the thread's
 // last error first, so a delegate's reason found there after a failure is this
 // call's (ov_executorch_take_last_error).
+// Loads `method`, handing this backend's delegates `count` load-time options
+// (keys and text values; ExecuTorch's LoadBackendOptionsMap for this backend's
+// id): "device" or an OpenVINO property name, each overriding the payload's
+// value. `keys` and `values` may be NULL when `count` is 0.
 OV_EXECUTORCH_EXPORT int ov_executorch_runner_load_method(ov_executorch_runner* runner,
-                                                          const char* method);
+                                                          const char* method,
+                                                          const char* const* keys,
+                                                          const char* const* values,
+                                                          size_t count);
 // Runs `method` on `count` inputs and describes its outputs in `outputs`, which
 // has room for `capacity` (the method's output count); `*num_outputs` is the
 // number written. An output's data stays valid until the next execute.

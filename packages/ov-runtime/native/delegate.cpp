@@ -23,9 +23,16 @@ namespace {
 // IR, into *compiled; *imported says which. The payload's bytes are known
 // intact (parse_payload verified them): OpenVINO's import reads a blob as trusted.
 Error load_model(const OpenvinoApi& api, const PayloadView& payload, const Properties& properties,
-                 ov_tensor_t* weights, ov_compiled_model_t** compiled, bool* imported) {
+                 const std::string& runtime_keys, ov_tensor_t* weights,
+                 ov_compiled_model_t** compiled, bool* imported) {
   std::string blob_unused;
-  *imported = import_blob(api, payload, properties, compiled, &blob_unused);
+  if (payload.blob && !runtime_keys.empty()) {
+    // The blob was compiled for the payload's own device and properties.
+    *imported = false;
+    blob_unused = "the runtime options (" + runtime_keys + ") change what it was compiled for";
+  } else {
+    *imported = import_blob(api, payload, properties, compiled, &blob_unused);
+  }
   if (!blob_unused.empty()) {
     log_info("compiling the delegate's IR, not its compiled blob: %s", blob_unused.c_str());
   }
@@ -51,7 +58,10 @@ Delegate::~Delegate() {
 }
 
 Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& processed,
-                                   const PayloadView& payload) {
+                                   const PayloadView& payload,
+                                   const std::vector<std::string>& runtime_keys) {
+  std::string keys;
+  for (const std::string& key : runtime_keys) keys += (keys.empty() ? "" : ",") + key;
   std::unique_ptr<Delegate> delegate(new (std::nothrow) Delegate(api, std::move(processed)));
   if (!delegate) {
     log_error("out of memory for the delegate state");
@@ -69,12 +79,13 @@ Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& proc
   }
   Properties properties = compile_properties(payload);
   bool imported = false;
-  Error loaded = load_model(api, payload, properties, delegate->weights_, &delegate->compiled_,
-                            &imported);
+  Error loaded = load_model(api, payload, properties, keys, delegate->weights_,
+                            &delegate->compiled_, &imported);
   if (loaded != Error::Ok) return loaded;
-  delegate->record_ =
-      record_compiled(describe_compiled(api, payload.device, properties, delegate->compiled_,
-                                        imported));
+  std::string record =
+      describe_compiled(api, payload.device, properties, delegate->compiled_, imported);
+  if (!keys.empty()) record += " runtime_options=" + keys;
+  delegate->record_ = record_compiled(record);
   status = api.ov_compiled_model_create_infer_request(delegate->compiled_, &delegate->request_);
   if (status != OK) {
     log_error("cannot create an infer request: %s", api.describe(status).c_str());

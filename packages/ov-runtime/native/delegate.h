@@ -22,11 +22,15 @@ class Delegate {
   // Compiles the IR in `payload` (which points into `processed`) with the
   // payload's device and properties, creates its infer request and chooses
   // each argument's binding. The delegate keeps `processed` alive: OpenVINO
-  // reads the weights lazily.
+  // reads the weights lazily. `runtime_keys` names the load-time options the
+  // payload's values were overridden by (runtime_options.h): they show in the
+  // delegate's record, and any of them keeps the payload's compiled blob,
+  // made for the payload's own values, from being imported.
   static executorch::runtime::Result<Delegate*> create(
       const OpenvinoApi& api,
       executorch::runtime::FreeableBuffer&& processed,
-      const PayloadView& payload);
+      const PayloadView& payload,
+      const std::vector<std::string>& runtime_keys);
 
   ~Delegate();
   Delegate(const Delegate&) = delete;

@@ -98,25 +98,6 @@ bool parse_blob(Section blob, PayloadView* view, std::string* error) {
   return true;
 }
 
-// The first device a device list ("AUTO:CPU,GPU") names twice, "" if none;
-// "GPU" is "GPU.0". OpenVINO accepts such lists, and AUTO:CPU,CPU and
-// MULTI:CPU,CPU returned the first call's output shape for later calls of a
-// dynamic program (the same rule as ov_spec's, applied to crafted programs).
-std::string repeated_device(const std::string& device) {
-  size_t colon = device.find(':');
-  if (colon == std::string::npos) return "";
-  std::vector<std::string> seen;
-  for (size_t start = colon + 1; start <= device.size();) {
-    size_t end = std::min(device.find(',', start), device.size());
-    std::string name = device.substr(start, end - start);
-    std::string key = name.find('.') == std::string::npos ? name + ".0" : name;
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return name;
-    seen.push_back(key);
-    start = end + 1;
-  }
-  return "";
-}
-
 // NUL-terminated strings: the device, then a key and a value per property.
 bool parse_options(Section options, PayloadView* view, std::string* error) {
   std::vector<std::string> strings;
@@ -167,6 +148,22 @@ bool parse_signature(Section signature, PayloadView* view, std::string* error) {
 }
 
 }  // namespace
+
+std::string repeated_device(const std::string& device) {
+  size_t colon = device.find(':');
+  if (colon == std::string::npos) return "";
+  std::vector<std::string> seen;
+  for (size_t start = colon + 1; start <= device.size();) {
+    size_t end = std::min(device.find(',', start), device.size());
+    std::string name = device.substr(start, end - start);
+    std::string key = name.find('.') == std::string::npos ? name + ".0" : name;
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return name;
+    seen.push_back(key);
+    start = end + 1;
+  }
+  return "";
+}
+
 
 bool parse_payload(const void* data, size_t size, PayloadView* view, std::string* error) {
   const auto* bytes = static_cast<const uint8_t*>(data);

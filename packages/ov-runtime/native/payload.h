@@ -51,4 +51,11 @@ constexpr char kCopiedArgument = 'C';
 // verified before anything else past the header's fixed fields is read.
 bool parse_payload(const void* data, size_t size, PayloadView* view, std::string* error);
 
+// The first device a device list ("AUTO:CPU,GPU") names twice, "" if none;
+// "GPU" is "GPU.0". OpenVINO accepts such lists, and AUTO:CPU,CPU and
+// MULTI:CPU,CPU returned the first call's output shape for later calls of a
+// dynamic program (the same rule as ov_spec's, applied to crafted programs and
+// to runtime options).
+std::string repeated_device(const std::string& device);
+
 }  // namespace ov_executorch

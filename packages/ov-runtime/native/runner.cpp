@@ -2,7 +2,9 @@
 
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/tensor/tensor_ptr.h>
+#include <executorch/runtime/backend/backend_options_map.h>
 
+#include <array>
 #include <cstring>
 #include <new>
 
@@ -23,7 +25,8 @@ Error Runner::load() {
   return module_->load(executorch::runtime::Program::Verification::InternalConsistency);
 }
 
-Error Runner::load_method(const std::string& method) {
+Error Runner::load_method(const std::string& method,
+                          const std::vector<std::pair<std::string, std::string>>& options) {
   auto meta = module_->method_meta(method);
   if (!meta.ok()) return meta.error();
   // Module::execute binds no output storage: outputs ExecuTorch did not plan
@@ -39,7 +42,32 @@ Error Runner::load_method(const std::string& method) {
       return Error::NotSupported;
     }
   }
-  return module_->load_method(method);
+  if (options.empty()) return module_->load_method(method);
+  auto backend_options = std::make_unique<std::vector<executorch::runtime::BackendOption>>();
+  for (const auto& [key, value] : options) {
+    executorch::runtime::BackendOption option;
+    if (key.empty() || key.size() >= sizeof(option.key) ||
+        value.size() >= executorch::runtime::kMaxOptionValueLength) {
+      log_error("the backend option '%s' has a key of %zu bytes and a value of %zu; ExecuTorch "
+                "takes keys of 1 to %zu bytes and values of at most %zu",
+                key.c_str(), key.size(), value.size(), sizeof(option.key) - 1,
+                executorch::runtime::kMaxOptionValueLength - 1);
+      return Error::InvalidArgument;
+    }
+    std::memcpy(option.key, key.c_str(), key.size() + 1);
+    std::array<char, executorch::runtime::kMaxOptionValueLength> text{};
+    std::memcpy(text.data(), value.c_str(), value.size() + 1);
+    option.value = text;
+    backend_options->push_back(option);
+  }
+  executorch::runtime::LoadBackendOptionsMap map;
+  Error error = map.set_options(
+      OV_EXECUTORCH_BACKEND_ID,
+      executorch::runtime::Span<executorch::runtime::BackendOption>(backend_options->data(),
+                                                                    backend_options->size()));
+  if (error != Error::Ok) return error;
+  options_.push_back(std::move(backend_options));
+  return module_->load_method(method, nullptr, nullptr, &map);
 }
 
 Error Runner::execute(const std::string& method, const std::vector<EValue>& inputs) {
@@ -143,9 +171,13 @@ void ov_executorch_runner_free(ov_executorch_runner* runner) {
   delete reinterpret_cast<Runner*>(runner);
 }
 
-int ov_executorch_runner_load_method(ov_executorch_runner* runner, const char* method) {
+int ov_executorch_runner_load_method(ov_executorch_runner* runner, const char* method,
+                                     const char* const* keys, const char* const* values,
+                                     size_t count) {
   ov_executorch::clear_last_error();
-  return static_cast<int>(reinterpret_cast<Runner*>(runner)->load_method(method));
+  std::vector<std::pair<std::string, std::string>> options;
+  for (size_t i = 0; i < count; ++i) options.emplace_back(keys[i], values[i]);
+  return static_cast<int>(reinterpret_cast<Runner*>(runner)->load_method(method, options));
 }
 
 int ov_executorch_runner_execute(ov_executorch_runner* runner, const char* method,

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ov_executorch {
@@ -23,7 +24,11 @@ class Runner {
   // Parses and verifies the program (ExecuTorch's InternalConsistency check).
   executorch::runtime::Error load();
 
-  executorch::runtime::Error load_method(const std::string& method);
+  // Loads `method`, its delegates of this backend given `options` (keys and
+  // text values) as ExecuTorch's load-time backend options (runtime_options.h).
+  executorch::runtime::Error load_method(
+      const std::string& method,
+      const std::vector<std::pair<std::string, std::string>>& options = {});
 
   // Runs `method` on `inputs`; the outputs stay valid until the next call.
   executorch::runtime::Error execute(const std::string& method,
@@ -33,6 +38,9 @@ class Runner {
 
  private:
   std::unique_ptr<executorch::extension::Module> module_;
+  // Each loaded method's options: ExecuTorch reads them while the method loads,
+  // and a LoadBackendOptionsMap refers to them rather than copying.
+  std::vector<std::unique_ptr<std::vector<executorch::runtime::BackendOption>>> options_;
   std::vector<executorch::runtime::EValue> outputs_;
 };
 

@@ -26,6 +26,7 @@ from ov_spec.compile_spec import (
     PRECISIONS,
     CompileSpecLike,
     OpenvinoOptions,
+    runtime_options,
 )
 from ov_spec.dtypes import DELEGATE_DTYPES, DTYPES, Dtype
 from ov_spec.exceptions import CompileSpecError
@@ -58,6 +59,7 @@ __all__ = [  # noqa: RUF022 - grouped by topic
     "CompileSpecError",
     "CompileSpecLike",
     "OpenvinoOptions",
+    "runtime_options",
     "runs_on_cpu_only",
     # dtypes
     "DELEGATE_DTYPES",

@@ -25,6 +25,7 @@ Each key is described once, in its field's metadata (``values``, ``default``,
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -89,6 +90,7 @@ def _key(
     read: Reader,
     takes: tuple[type, ...] = (),
     value: str | None = None,
+    openvino: str | None = None,
 ) -> Any:
     """Declare a compile spec key: a dataclass field whose metadata describes it.
 
@@ -98,9 +100,18 @@ def _key(
         about: What the key does, and the OpenVINO property it sets (Markdown).
         read: Reads the key's text into the field's typed value (:mod:`ov_spec.spec_values`).
         takes: The types besides text a caller may give the key (``bool``, ``int``, a path).
+        openvino: The OpenVINO property the key sets, if any; such a key is also a
+            load-time option (:func:`runtime_options`).
         value: The field's default; ``None`` means "unset".
     """
-    metadata = {"values": values, "default": default, "about": about, "read": read, "takes": takes}
+    metadata = {
+        "values": values,
+        "default": default,
+        "about": about,
+        "read": read,
+        "takes": takes,
+        "openvino": openvino,
+    }
     return field(default=value, metadata=metadata)
 
 
@@ -153,6 +164,7 @@ class OpenvinoOptions:
         "for `f32` on the CPU; `bf16` is about twice as fast on CPUs with bf16 units, with two "
         "to three significant digits.",
         read=_PRECISION,
+        openvino="INFERENCE_PRECISION_HINT",
     )
     cache_dir: Path | NoCache | None = _key(
         values="a folder for OpenVINO's model cache, or `none` for no cache",
@@ -164,6 +176,7 @@ class OpenvinoOptions:
         "be a folder.",
         read=spec_values.cache_folder,
         takes=_FOLDER,
+        openvino="CACHE_DIR",
     )
     inference_num_threads: int | None = _key(
         values="a positive whole number below 2**31",
@@ -173,6 +186,7 @@ class OpenvinoOptions:
         "cores without contending.",
         read=_THREADS,
         takes=(int,),
+        openvino="INFERENCE_NUM_THREADS",
     )
     enable_cpu_pinning: bool | None = _key(
         values="`true`, `false`",
@@ -182,6 +196,7 @@ class OpenvinoOptions:
         "to the same core unless this is `false`.",
         read=spec_values.boolean,
         takes=(bool,),
+        openvino="ENABLE_CPU_PINNING",
     )
     dynamic_quantization_group_size: int | None = _key(
         values="a whole number below 2**31; `0` for none",
@@ -192,6 +207,7 @@ class OpenvinoOptions:
         "weight-only int8 MLP), so float32 results ask for `0`.",
         read=_GROUP_SIZE,
         takes=(int,),
+        openvino="DYNAMIC_QUANTIZATION_GROUP_SIZE",
     )
     allow_int64_narrowing: bool | None = _key(
         values="`true`, `false`",
@@ -209,6 +225,7 @@ class OpenvinoOptions:
         about="OpenVINO's `PERFORMANCE_HINT`. ExecuTorch calls a method one inference at a "
         "time, which `LATENCY` serves.",
         read=_PERFORMANCE_HINT,
+        openvino="PERFORMANCE_HINT",
     )
     num_streams: int | Literal["AUTO"] | None = _key(
         values="a positive whole number below 2**31, or `AUTO`",
@@ -216,6 +233,7 @@ class OpenvinoOptions:
         about="OpenVINO's `NUM_STREAMS`: how many inferences the compiled model runs at once.",
         read=spec_values.streams,
         takes=(int,),
+        openvino="NUM_STREAMS",
     )
     kv_cache_precision: KvCachePrecision | None = _key(
         values="`f32`, `f16`, `bf16`, `u8`, `u4`",
@@ -224,6 +242,7 @@ class OpenvinoOptions:
         "key/value cache of an attention block in (2026.4 refuses `i8`). It applies to the "
         "caches OpenVINO recognizes itself (its `ScaledDotProductAttention` over a state).",
         read=_KV_CACHE_PRECISION,
+        openvino="KV_CACHE_PRECISION",
     )
     compiled_blob: bool | None = _key(
         values="`true`, `false`",
@@ -289,31 +308,28 @@ class OpenvinoOptions:
         """The OpenVINO properties the delegate is compiled with on :attr:`device`.
 
         Keys and values are those of OpenVINO's ``compile_model``
-        (``INFERENCE_PRECISION_HINT``, ``CACHE_DIR``); the native runtime
-        passes every one of them to ``ov_core_compile_model``. ``cache_dir=none``
-        is OpenVINO's own "no cache", an empty ``CACHE_DIR``.
+        (``INFERENCE_PRECISION_HINT``, ``CACHE_DIR``), one per key that names
+        its property (the field's ``openvino`` metadata); the native runtime
+        passes every one of them to ``ov_core_compile_model``. A switch is
+        ``YES`` or ``NO``, and ``cache_dir=none`` is OpenVINO's own "no cache",
+        an empty ``CACHE_DIR``.
         """
         properties: dict[str, str] = {}
-        if (precision := self.effective_precision) is not None:
-            properties["INFERENCE_PRECISION_HINT"] = precision
-        if self.cache_dir is not None:  # OpenVINO's own "no cache" is an empty CACHE_DIR
-            properties["CACHE_DIR"] = "" if self.cache_dir == NO_CACHE else str(self.cache_dir)
-        if self.inference_num_threads is not None:
-            properties["INFERENCE_NUM_THREADS"] = str(self.inference_num_threads)
-        if self.enable_cpu_pinning is not None:
-            properties["ENABLE_CPU_PINNING"] = "YES" if self.enable_cpu_pinning else "NO"
-        group = self.dynamic_quantization_group_size
-        if group is None and precision == "f32" and runs_on_cpu_only(self.device):
-            group = 0  # OpenVINO's default quantizes activations: not float32 results
-        if group is not None:
-            properties["DYNAMIC_QUANTIZATION_GROUP_SIZE"] = str(group)
-        if self.performance_hint is not None:
-            properties["PERFORMANCE_HINT"] = self.performance_hint
-        if self.num_streams is not None:
-            properties["NUM_STREAMS"] = str(self.num_streams)
-        if self.kv_cache_precision is not None:
-            properties["KV_CACHE_PRECISION"] = self.kv_cache_precision
+        for option in fields(self):
+            name, value = option.metadata["openvino"], self._resolved(option.name)
+            if name is not None and value is not None:
+                properties[name] = _property_text(value)
         return properties
+
+    def _resolved(self, key: str) -> object:
+        """The value a key gives OpenVINO: its own, or this backend's default for it."""
+        if key == INFERENCE_PRECISION:
+            return self.effective_precision
+        if key == DYNAMIC_QUANTIZATION_GROUP_SIZE and self.dynamic_quantization_group_size is None:
+            # OpenVINO's default quantizes activations: not float32 results.
+            f32_on_cpu = self.effective_precision == "f32" and runs_on_cpu_only(self.device)
+            return 0 if f32_on_cpu else None
+        return getattr(self, key)
 
     @classmethod
     def from_compile_specs(cls, specs: Iterable[CompileSpecLike]) -> OpenvinoOptions:
@@ -387,6 +403,70 @@ KEY_HELP: Mapping[str, str] = {
     for key, doc in KEY_DOCS.items()
 }
 """Each compile spec key's values and default, as plain text for a command line's help."""
+
+
+def _property_text(value: object) -> str:
+    """A typed value as OpenVINO reads its property: a switch as ``YES``/``NO``, no cache as ``""``."""
+    if isinstance(value, bool):
+        return "YES" if value else "NO"
+    return "" if value == NO_CACHE else str(value)
+
+
+def runtime_options(values: Mapping[str, object]) -> dict[str, str]:
+    """Load-time backend options as the native runtime takes them, checked first.
+
+    A key is either a compile spec key that sets something at load (``device``,
+    or one with an OpenVINO property, such as ``inference_precision``), read and
+    checked as at lowering and given as its property (``INFERENCE_PRECISION_HINT``),
+    or an OpenVINO property name in upper case (``PERFORMANCE_HINT``), passed on
+    as it is for OpenVINO to check when the delegate compiles. Each overrides the
+    payload's value (ExecuTorch's ``LoadBackendOptionsMap`` for this backend's
+    id, read by the native runtime through ``BackendInitContext::runtime_specs``).
+
+    Args:
+        values: Keys and values: text, or the key's typed value (a bool, a
+            whole number, a path); for a property name, text, a bool (``YES``
+            or ``NO``) or a whole number.
+
+    Returns:
+        ``{"device" or property name: text}``.
+
+    Raises:
+        CompileSpecError: An unknown key, a compile spec key read at lowering
+            only (``compiled_blob``, ``allow_int64_narrowing``), or a bad value.
+    """
+    options: dict[str, str] = {}
+    for key, value in values.items():
+        if key == DEVICE:
+            options[DEVICE] = OpenvinoOptions(device=str(spec_values.as_text(key, value))).device
+        elif key in KNOWN_KEYS:
+            option = next(item for item in fields(OpenvinoOptions) if item.name == key)
+            name = option.metadata["openvino"]
+            if name is None:
+                raise CompileSpecError(
+                    f"compile spec {key!r} is read at lowering only, not when a program loads; "
+                    "lower the program again to change it"
+                )
+            options[name] = OpenvinoOptions.from_mapping({key: value}).properties()[name]
+        elif _PROPERTY_NAME.fullmatch(key):
+            boolean = isinstance(value, bool)
+            options[key] = (
+                _property_text(value) if boolean else spec_values.as_text(key, value, (int,))
+            )
+        else:
+            raise CompileSpecError(
+                f"unknown load-time option {key!r}; give {DEVICE!r}, a compile spec key with an "
+                f"OpenVINO property ({', '.join(k for k in KNOWN_KEYS if _sets_property(k))}), "
+                "or an OpenVINO property name in upper case (INFERENCE_PRECISION_HINT)"
+            )
+    return options
+
+
+_PROPERTY_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _sets_property(key: str) -> bool:
+    return any(item.name == key and item.metadata["openvino"] for item in fields(OpenvinoOptions))
 
 
 def _text(key: str, value: object) -> str:

@@ -12,7 +12,7 @@ so running a program never imports ExecuTorch's compiler.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from ov_runtime.facade.program_reader import Plan, read_plans
 from ov_runtime.facade.values import from_value, laid_out, write_value
 from ov_runtime.native import load_backend, take_last_error
 from ov_runtime.native.runner import NativeMethod, NativeRunner, calls_in_flight
+from ov_spec import runtime_options
 
 
 class LoadedMethod:
@@ -88,19 +89,24 @@ class LoadedProgram:
 
     Attributes:
         data: The ``.pte`` bytes.
+        backend_options: The load-time options every method's delegates get
+            (:func:`ov_spec.runtime_options`: ``device`` or OpenVINO property
+            names, with text values).
 
     Raises:
+        CompileSpecError: A backend option is unknown or has a bad value.
         ExecutionError: ExecuTorch refused the program; with its error code.
     """
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, backend_options: Mapping[str, object] | None = None) -> None:
         self.data = data
+        self.backend_options = runtime_options(backend_options or {})
         self._runner = NativeRunner(data)  # verifies the flatbuffer before it is read here
         try:
             self._plans: dict[str, Plan] = {plan.name: plan for plan in read_plans(data)}
         except ValueError as error:
             raise ExecutionError(str(error)) from error
-        self._methods: dict[str, NativeMethod] = {}
+        self._methods: dict[str, tuple[NativeMethod, dict[str, str]]] = {}
         self._lock = threading.Lock()
 
     @property
@@ -117,19 +123,39 @@ class LoadedProgram:
         self._check_name(name)
         return planned_inputs(self._plans[name])
 
-    def load_method(self, name: str = "forward") -> LoadedMethod:
+    def load_method(
+        self, name: str = "forward", backend_options: Mapping[str, object] | None = None
+    ) -> LoadedMethod:
         """Load method ``name`` (each delegate compiles now; a second call reuses the first).
 
+        Args:
+            name: The method.
+            backend_options: Load-time options for this method's delegates, over
+                the program's (:attr:`backend_options`): a compile spec key that
+                sets something at load (``device``, ``inference_precision``) or an
+                OpenVINO property name (``INFERENCE_PRECISION_HINT``); each
+                overrides the value the program was lowered with, and a compiled
+                blob is then compiled anew from the IR.
+
         Raises:
-            ExecutionError: The program has no such method, or ExecuTorch or a
-                delegate refused to load it; the delegate's reason is in the message.
+            CompileSpecError: A backend option is unknown or has a bad value.
+            ExecutionError: The program has no such method, it was loaded already
+                with other options than ``backend_options`` gives (without them, a
+                loaded method is returned as it is), or ExecuTorch or a delegate refused to load
+                it (a device not present, a property OpenVINO refuses); the
+                delegate's reason is in the message.
         """
         self._check_name(name)
+        options = {**self.backend_options, **runtime_options(backend_options or {})}
         with self._lock:
             if name not in self._methods:
                 plan = self._plans[name]
-                self._methods[name] = self._runner.load_method(
-                    name, len(plan.inputs), plan.num_outputs
+                method = self._runner.load_method(name, len(plan.inputs), plan.num_outputs, options)
+                self._methods[name] = (method, options)
+            elif backend_options is not None and self._methods[name][1] != options:
+                raise ExecutionError(
+                    f"method {name!r} is loaded already, with the backend options "
+                    f"{self._methods[name][1]}; load the program again for {options}"
                 )
         return LoadedMethod(name, self)
 
@@ -142,7 +168,7 @@ class LoadedProgram:
             ExecutionError: ExecuTorch or a delegate failed.
         """
         with self._lock:  # the method's native values serve every call
-            method = self._methods[name]
+            method = self._methods[name][0]
             for native, value, order in zip(method.inputs, inputs, orders, strict=True):
                 write_value(native, value, order)
             return [from_value(output) for output in method.execute()]
@@ -169,10 +195,24 @@ def check_identifier(head: bytes, where: str) -> None:
         )
 
 
-def load_program(pte: bytes | str | Path) -> LoadedProgram:
+def load_program(
+    pte: bytes | str | Path, backend_options: Mapping[str, object] | None = None
+) -> LoadedProgram:
     """Load a ``.pte`` (bytes or a path) into ExecuTorch's runtime with this backend registered.
 
+    Args:
+        pte: The program.
+        backend_options: Load-time options for every delegate of this backend,
+            as ExecuTorch's ``LoadBackendOptionsMap`` gives them: ``device`` or a
+            compile spec key with an OpenVINO property (``inference_precision``),
+            checked here, or an OpenVINO property name in upper case
+            (``INFERENCE_NUM_THREADS``), which OpenVINO checks when the delegate
+            compiles. Each overrides the value the program was lowered with, so
+            one ``.pte`` runs on the device and at the precision chosen where it
+            loads (:meth:`LoadedProgram.load_method` takes them per method).
+
     Raises:
+        CompileSpecError: A backend option is unknown or has a bad value.
         BackendUnavailableError: The native backend cannot be loaded.
         ExecutionError: The bytes are not a ``.pte``, or ExecuTorch refused the program.
         OSError: The path cannot be read.
@@ -187,7 +227,7 @@ def load_program(pte: bytes | str | Path) -> LoadedProgram:
             raise FileNotFoundError(f"no program at {path}")
         data, where = path.read_bytes(), str(path)
     check_identifier(data[:8], where)
-    return LoadedProgram(data)
+    return LoadedProgram(data, backend_options)
 
 
 def run(

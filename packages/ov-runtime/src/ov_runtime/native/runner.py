@@ -15,6 +15,7 @@ import functools
 import importlib.util
 import threading
 import weakref
+from collections.abc import Mapping
 from pathlib import Path
 
 from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
@@ -84,7 +85,13 @@ def _runner_library() -> ctypes.CDLL:
     library.ov_executorch_runner_free.restype = None
     library.ov_executorch_runner_free.argtypes = [ctypes.c_void_p]
     library.ov_executorch_runner_load_method.restype = ctypes.c_int
-    library.ov_executorch_runner_load_method.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    library.ov_executorch_runner_load_method.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_char_p,
+        ctypes.POINTER(ctypes.c_char_p),
+        ctypes.POINTER(ctypes.c_char_p),
+        ctypes.c_size_t,
+    ]
     library.ov_executorch_runner_execute.restype = ctypes.c_int
     library.ov_executorch_runner_execute.argtypes = [
         ctypes.c_void_p,
@@ -183,14 +190,33 @@ class NativeRunner:
         # and the process's end frees the memory anyway.
         weakref.finalize(self, self._library.ov_executorch_runner_free, self._handle).atexit = False
 
-    def load_method(self, name: str, num_inputs: int, num_outputs: int) -> NativeMethod:
+    def load_method(
+        self,
+        name: str,
+        num_inputs: int,
+        num_outputs: int,
+        options: Mapping[str, str] | None = None,
+    ) -> NativeMethod:
         """Load ``name``, which takes ``num_inputs`` and returns ``num_outputs``: its delegates compile now.
+
+        Args:
+            name: The method.
+            num_inputs: Its input count.
+            num_outputs: Its output count.
+            options: Load-time options for this backend's delegates (ExecuTorch's
+                ``LoadBackendOptionsMap``): ``device`` or OpenVINO property names,
+                with text values, each overriding the payload's value.
 
         Raises:
             ExecutionError: ExecuTorch or a delegate refused it; with the delegate's reason.
         """
+        items = list((options or {}).items())
+        keys = (ctypes.c_char_p * len(items))(*(key.encode() for key, _ in items))
+        values = (ctypes.c_char_p * len(items))(*(value.encode() for _, value in items))
         with calls_in_flight:
-            code = self._library.ov_executorch_runner_load_method(self._handle, name.encode())
+            code = self._library.ov_executorch_runner_load_method(
+                self._handle, name.encode(), keys, values, len(items)
+            )
         if code:
             raise _failure(f"loading method {name!r}", code)
         return NativeMethod(self, name, num_inputs, num_outputs)
