@@ -97,8 +97,8 @@ def preprocess_converts() -> frozenset[str]:
     """The ops this backend's preprocess makes convertible beyond the frontend's own.
 
     The registered backend class declares them (``converted_ops``: the ops its
-    passes rewrite, its conversion extensions, ExecuTorch's dim-order ops);
-    none while no backend is imported.
+    passes rewrite and its conversion extensions); none while no backend is
+    imported.
     """
     return frozenset(getattr(registered_backend(), "converted_ops", ()))
 
