@@ -6,7 +6,8 @@
 // OpenVINO properties the payload carries (resolved from the compile specs at
 // lowering, so the compile specs themselves are not read again here), each
 // overridden by the application's load-time options (runtime_options.h);
-// execute() and destroy() hand the call to it.
+// execute() and destroy() hand the call to it. Both log their events to the
+// method's event tracer, when it was loaded with one (profiling.h).
 
 #include <executorch/runtime/backend/interface.h>
 
@@ -90,15 +91,15 @@ class OpenvinoBackend final : public BackendInterface {
       return Error::InvalidArgument;
     }
     Result<Delegate*> delegate =
-        Delegate::create(*api, std::move(*processed), payload, runtime_keys);
+        Delegate::create(*api, std::move(*processed), payload, runtime_keys,
+                         context.event_tracer());
     if (!delegate.ok()) return delegate.error();
     return static_cast<DelegateHandle*>(delegate.get());
   }
 
   Error execute(BackendExecutionContext& context, DelegateHandle* handle,
                 Span<EValue*> args) const override {
-    (void)context;
-    return static_cast<Delegate*>(handle)->execute(args);
+    return static_cast<Delegate*>(handle)->execute(args, context.event_tracer());
   }
 
   void destroy(DelegateHandle* handle) const override {
@@ -167,6 +168,8 @@ int ov_executorch_register_backend(void) {
   if (ov_executorch::registration_error().empty()) return 0;
   return static_cast<int>(executorch::runtime::Error::InvalidState);
 }
+
+const char* ov_executorch_backend_id() { return OV_EXECUTORCH_BACKEND_ID; }
 
 const char* ov_executorch_unavailable_reason() {
   static const std::string reason = [] {

@@ -90,7 +90,10 @@ OV_EXECUTORCH_EXPORT size_t ov_executorch_value_size(void);
 // Reads and verifies the program in `size` bytes at `data` (kept alive by the
 // caller) into *runner; returns an ExecuTorch Error code (0 for Ok), with
 // *runner NULL unless Ok. Its methods load with ov_executorch_runner_load_method.
-OV_EXECUTORCH_EXPORT int ov_executorch_runner_load(const void* data, size_t size,
+// With `etdump` non-zero, the program records ExecuTorch's events (method
+// loads and calls, and this backend's delegate events, profiling.h) in an
+// ETDump, which ov_executorch_runner_write_etdump writes.
+OV_EXECUTORCH_EXPORT int ov_executorch_runner_load(const void* data, size_t size, int etdump,
                                                    ov_executorch_runner** runner);
 OV_EXECUTORCH_EXPORT void ov_executorch_runner_free(ov_executorch_runner* runner);
 
@@ -106,6 +109,11 @@ OV_EXECUTORCH_EXPORT int ov_executorch_runner_load_method(ov_executorch_runner* 
                                                           const char* const* keys,
                                                           const char* const* values,
                                                           size_t count);
+// Writes the events recorded since the program loaded (or since the last
+// write) as an ETDump file at `path`, then records anew. NotSupported for a
+// runner loaded without an ETDump; AccessFailed when the file cannot be written.
+OV_EXECUTORCH_EXPORT int ov_executorch_runner_write_etdump(ov_executorch_runner* runner,
+                                                           const char* path);
 // Runs `method` on `count` inputs and describes its outputs in `outputs`, which
 // has room for `capacity` (the method's output count); `*num_outputs` is the
 // number written. An output's data stays valid until the next execute.

@@ -1,5 +1,8 @@
 #include "delegate.h"
 
+#include <executorch/runtime/core/event_tracer_hooks_delegate.h>
+#include <executorch/runtime/platform/platform.h>
+
 #include <memory>
 #include <new>
 #include <string>
@@ -13,6 +16,7 @@ namespace ov_executorch {
 
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
+using executorch::runtime::EventTracer;
 using executorch::runtime::FreeableBuffer;
 using executorch::runtime::Result;
 using executorch::runtime::Span;
@@ -59,7 +63,8 @@ Delegate::~Delegate() {
 
 Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& processed,
                                    const PayloadView& payload,
-                                   const std::vector<std::string>& runtime_keys) {
+                                   const std::vector<std::string>& runtime_keys,
+                                   EventTracer* tracer) {
   std::string keys;
   for (const std::string& key : runtime_keys) keys += (keys.empty() ? "" : ",") + key;
   std::unique_ptr<Delegate> delegate(new (std::nothrow) Delegate(api, std::move(processed)));
@@ -79,12 +84,18 @@ Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& proc
   }
   Properties properties = compile_properties(payload);
   bool imported = false;
+  auto compile_event = executorch::runtime::event_tracer_start_profiling_delegate(
+      tracer, kCompileEvent, executorch::runtime::kUnsetDelegateDebugIntId);
   Error loaded = load_model(api, payload, properties, keys, delegate->weights_,
                             &delegate->compiled_, &imported);
   if (loaded != Error::Ok) return loaded;
   std::string record =
       describe_compiled(api, payload.device, properties, delegate->compiled_, imported);
   if (!keys.empty()) record += " runtime_options=" + keys;
+  // The compile event's metadata is the delegate's record: what applied.
+  executorch::runtime::event_tracer_end_profiling_delegate(tracer, compile_event, record.data(),
+                                                           record.size());
+  delegate->events_ = InferenceEvents(counts_layers(api, delegate->compiled_));
   delegate->record_ = record_compiled(record);
   status = api.ov_compiled_model_create_infer_request(delegate->compiled_, &delegate->request_);
   if (status != OK) {
@@ -135,7 +146,7 @@ Error Delegate::bind_ports(const PayloadView& payload, bool imported) {
   return Error::Ok;
 }
 
-Error Delegate::execute(Span<EValue*> args) {
+Error Delegate::execute(Span<EValue*> args, EventTracer* tracer) {
   const size_t num_inputs = inputs_.size();
   const size_t num_outputs = outputs_.size();
   if (args.size() != num_inputs + num_outputs) {
@@ -151,11 +162,13 @@ Error Delegate::execute(Span<EValue*> args) {
     Error error = bind_output(api_, request_, i, outputs_[i], *args[num_inputs + i]);
     if (error != Error::Ok) return error;
   }
+  const et_timestamp_t start = tracer ? et_pal_current_ticks() : 0;
   ov_status_e status = api_.ov_infer_request_infer(request_);
   if (status != OK) {
     log_error("inference failed: %s", api_.describe(status).c_str());
     return Error::InvalidState;
   }
+  if (tracer) events_.log(api_, tracer, request_, start, et_pal_current_ticks());
   for (size_t i = 0; i < num_outputs; ++i) {
     Error error = read_output(api_, request_, i, outputs_[i], *args[num_inputs + i]);
     if (error != Error::Ok) return error;

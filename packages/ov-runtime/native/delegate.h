@@ -4,6 +4,7 @@
 
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/core/freeable_buffer.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/span.h>
@@ -14,6 +15,7 @@
 #include "binding.h"
 #include "openvino_api.h"
 #include "payload.h"
+#include "profiling.h"
 
 namespace ov_executorch {
 
@@ -25,19 +27,24 @@ class Delegate {
   // reads the weights lazily. `runtime_keys` names the load-time options the
   // payload's values were overridden by (runtime_options.h): they show in the
   // delegate's record, and any of them keeps the payload's compiled blob,
-  // made for the payload's own values, from being imported.
+  // made for the payload's own values, from being imported. The compile is
+  // logged to `tracer` when there is one (profiling.h).
   static executorch::runtime::Result<Delegate*> create(
       const OpenvinoApi& api,
       executorch::runtime::FreeableBuffer&& processed,
       const PayloadView& payload,
-      const std::vector<std::string>& runtime_keys);
+      const std::vector<std::string>& runtime_keys,
+      executorch::runtime::EventTracer* tracer);
 
   ~Delegate();
   Delegate(const Delegate&) = delete;
   Delegate& operator=(const Delegate&) = delete;
 
   // args: the delegate's inputs, then its outputs, each bound as chosen at load.
-  executorch::runtime::Error execute(executorch::runtime::Span<executorch::runtime::EValue*> args);
+  // The inference (and its layers, when the model counts them) is logged to
+  // `tracer` when there is one.
+  executorch::runtime::Error execute(executorch::runtime::Span<executorch::runtime::EValue*> args,
+                                     executorch::runtime::EventTracer* tracer);
 
  private:
   Delegate(const OpenvinoApi& api, executorch::runtime::FreeableBuffer&& processed);
@@ -51,6 +58,7 @@ class Delegate {
   ov_tensor_t* weights_ = nullptr;
   ov_compiled_model_t* compiled_ = nullptr;
   ov_infer_request_t* request_ = nullptr;
+  InferenceEvents events_;  // what each inference logs to an event tracer
   uint64_t record_ = 0;  // its entry among the compiled delegates (compiled_records.h)
   std::vector<Argument> inputs_;
   std::vector<Argument> outputs_;

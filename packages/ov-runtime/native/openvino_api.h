@@ -40,6 +40,8 @@ struct OpenvinoApi {
   X(ov_infer_request_set_output_tensor_by_index)\
   X(ov_infer_request_get_output_tensor_by_index)\
   X(ov_infer_request_infer)                     \
+  X(ov_infer_request_get_profiling_info)        \
+  X(ov_profiling_info_list_free)                \
   X(ov_infer_request_free)                      \
   X(ov_tensor_create_from_host_ptr)             \
   X(ov_tensor_get_shape)                        \

@@ -4,7 +4,13 @@
 #include <executorch/extension/tensor/tensor_ptr.h>
 #include <executorch/runtime/backend/backend_options_map.h>
 
+#ifndef OV_EXECUTORCH_NO_ETDUMP
+#include <executorch/devtools/etdump/etdump_flatcc.h>
+#endif
+
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -18,8 +24,25 @@ using executorch::extension::Module;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
 
-Runner::Runner(const void* data, size_t size)
-    : module_(std::make_unique<Module>(std::make_unique<BufferDataLoader>(data, size))) {}
+namespace {
+
+std::unique_ptr<executorch::runtime::EventTracer> event_tracer(bool etdump) {
+#ifndef OV_EXECUTORCH_NO_ETDUMP
+  if (etdump) return std::make_unique<executorch::etdump::ETDumpGen>();
+#else
+  if (etdump) {
+    log_error("this build of the backend has no ETDump (it was built without ExecuTorch's "
+              "etdump library: set OV_EXECUTORCH_ETDUMP_TARGET); the program records no events");
+  }
+#endif
+  return nullptr;
+}
+
+}  // namespace
+
+Runner::Runner(const void* data, size_t size, bool etdump)
+    : module_(std::make_unique<Module>(std::make_unique<BufferDataLoader>(data, size), nullptr,
+                                       nullptr, event_tracer(etdump))) {}
 
 Error Runner::load() {
   return module_->load(executorch::runtime::Program::Verification::InternalConsistency);
@@ -76,6 +99,31 @@ Error Runner::execute(const std::string& method, const std::vector<EValue>& inpu
   if (!result.ok()) return result.error();
   outputs_ = std::move(result.get());
   return Error::Ok;
+}
+
+Error Runner::write_etdump(const std::string& path) {
+#ifndef OV_EXECUTORCH_NO_ETDUMP
+  auto* etdump = static_cast<executorch::etdump::ETDumpGen*>(module_->event_tracer());
+  if (etdump == nullptr) {
+    log_error("the program was loaded without an ETDump; load it with one to record events");
+    return Error::NotSupported;
+  }
+  executorch::etdump::ETDumpResult result = etdump->get_etdump_data();
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  bool written = file != nullptr && std::fwrite(result.buf, 1, result.size, file) == result.size;
+  if (file != nullptr) written = std::fclose(file) == 0 && written;
+  std::free(result.buf);  // ETDumpGen's dynamic buffer is the caller's to free
+  etdump->reset();
+  if (!written) {
+    log_error("cannot write the ETDump to '%s'", path.c_str());
+    return Error::AccessFailed;
+  }
+  return Error::Ok;
+#else
+  (void)path;
+  log_error("this build of the backend has no ETDump (see OV_EXECUTORCH_ETDUMP_TARGET)");
+  return Error::NotSupported;
+#endif
 }
 
 }  // namespace ov_executorch
@@ -155,10 +203,11 @@ Error describe(const EValue& value, ov_executorch_value* out) {
 
 }  // namespace
 
-int ov_executorch_runner_load(const void* data, size_t size, ov_executorch_runner** runner) {
+int ov_executorch_runner_load(const void* data, size_t size, int etdump,
+                              ov_executorch_runner** runner) {
   ov_executorch::clear_last_error();
   *runner = nullptr;
-  auto loaded = std::unique_ptr<Runner>(new (std::nothrow) Runner(data, size));
+  auto loaded = std::unique_ptr<Runner>(new (std::nothrow) Runner(data, size, etdump != 0));
   if (!loaded) return static_cast<int>(Error::MemoryAllocationFailed);
   Error error = loaded->load();
   if (error == Error::Ok) *runner = reinterpret_cast<ov_executorch_runner*>(loaded.release());
@@ -178,6 +227,11 @@ int ov_executorch_runner_load_method(ov_executorch_runner* runner, const char* m
   std::vector<std::pair<std::string, std::string>> options;
   for (size_t i = 0; i < count; ++i) options.emplace_back(keys[i], values[i]);
   return static_cast<int>(reinterpret_cast<Runner*>(runner)->load_method(method, options));
+}
+
+int ov_executorch_runner_write_etdump(ov_executorch_runner* runner, const char* path) {
+  ov_executorch::clear_last_error();
+  return static_cast<int>(reinterpret_cast<Runner*>(runner)->write_etdump(path));
 }
 
 int ov_executorch_runner_execute(ov_executorch_runner* runner, const char* method,

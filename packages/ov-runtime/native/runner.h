@@ -18,8 +18,10 @@ namespace ov_executorch {
 
 class Runner {
  public:
-  // Reads the program in `size` bytes at `data`, which must outlive the runner.
-  Runner(const void* data, size_t size);
+  // Reads the program in `size` bytes at `data`, which must outlive the runner;
+  // with `etdump`, its methods load and run with an ETDump event tracer
+  // (ExecuTorch's ETDumpGen), whose events write_etdump writes.
+  Runner(const void* data, size_t size, bool etdump);
 
   // Parses and verifies the program (ExecuTorch's InternalConsistency check).
   executorch::runtime::Error load();
@@ -35,6 +37,11 @@ class Runner {
                                      const std::vector<executorch::runtime::EValue>& inputs);
 
   const std::vector<executorch::runtime::EValue>& outputs() const { return outputs_; }
+
+  // Writes the events recorded since the program loaded, or since the last
+  // write, to the file at `path` as an ETDump, and starts recording anew.
+  // NotSupported when the runner records none (or the build has no ETDump).
+  executorch::runtime::Error write_etdump(const std::string& path);
 
  private:
   std::unique_ptr<executorch::extension::Module> module_;

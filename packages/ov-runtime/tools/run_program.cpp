@@ -2,20 +2,27 @@
 // project's OpenVINO backend and ExecuTorch's own CPU kernels, without Python.
 //
 //   ov-executorch-run model.pte [--method forward] [--input FILE]...
-//       [--output-dir DIR] [--calls N]
+//       [--output-dir DIR] [--calls N] [--option KEY=VALUE]... [--etdump FILE]
 //
 // Inputs are .npy files, or raw bytes (any other extension) in the method's
 // dtype and exported shape. Each output i is written to DIR/output_<i>.npy
-// (DIR: the current folder unless given; it must exist). Prints the load time
+// (DIR: the current folder unless given; it must exist). Each --option is a
+// load-time option for this backend's delegates (ExecuTorch's
+// LoadBackendOptionsMap for its id): `device` or an OpenVINO property name
+// (INFERENCE_PRECISION_HINT=bf16, PERF_COUNT=YES), which OpenVINO checks.
+// --etdump records ExecuTorch's events, this backend's among them, and writes
+// them as an ETDump file after the last call. Prints the load time
 // and the time of each call in milliseconds. Exits 0 on success, 1 on a
 // program that does not load or run, 2 on bad arguments or inputs (a method
 // the program lacks, inputs the method refuses).
 
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor_ptr.h>
+#include <executorch/runtime/backend/backend_options_map.h>
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -23,9 +30,14 @@
 #include <fstream>
 #include <iterator>
 #include <cerrno>
+#include <memory>
 #include <string>
 #include <unordered_set>
 #include <vector>
+
+#ifndef OV_EXECUTORCH_NO_ETDUMP
+#include <executorch/devtools/etdump/etdump_flatcc.h>
+#endif
 
 #include "npy.h"
 #include "ov_executorch/backend.h"
@@ -50,11 +62,13 @@ struct Options {
   std::vector<std::string> inputs;
   std::string output_dir = ".";
   int calls = 1;
+  std::vector<std::pair<std::string, std::string>> backend_options;
+  std::string etdump;
 };
 
 constexpr const char* kUsage =
     "usage: ov-executorch-run PROGRAM.pte [--method NAME] [--input FILE]... "
-    "[--output-dir DIR] [--calls N]\n";
+    "[--output-dir DIR] [--calls N] [--option KEY=VALUE]... [--etdump FILE]\n";
 
 int usage(const std::string& problem) {
   std::fprintf(stderr, "error: %s\n%s", problem.c_str(), kUsage);
@@ -86,6 +100,17 @@ bool parse(int argc, char** argv, Options* options, std::string* problem) {
         *problem = std::string("--calls takes a positive whole number, not '") + argv[i] + "'";
         return false;
       }
+    } else if (arg == "--option" && has_value) {
+      const std::string option = argv[++i];
+      const size_t equals = option.find('=');
+      if (equals == 0 || equals == std::string::npos) {
+        *problem = "--option takes KEY=VALUE (device=CPU, INFERENCE_PRECISION_HINT=bf16), not '" +
+            option + "'";
+        return false;
+      }
+      options->backend_options.emplace_back(option.substr(0, equals), option.substr(equals + 1));
+    } else if (arg == "--etdump" && has_value) {
+      options->etdump = argv[++i];
     } else if (arg.rfind("--", 0) != 0 && options->program.empty()) {
       options->program = arg;
     } else {
@@ -193,6 +218,59 @@ std::string describe_inputs(const MethodMeta& meta) {
   return text;
 }
 
+// Builds ExecuTorch's load-time options for this backend's id from `given`
+// into `storage` (which the map refers to) and `map`; false with *problem when
+// a key or value is longer than ExecuTorch takes.
+bool backend_options(const std::vector<std::pair<std::string, std::string>>& given,
+                     std::vector<executorch::runtime::BackendOption>* storage,
+                     executorch::runtime::LoadBackendOptionsMap* map, std::string* problem) {
+  for (const auto& [key, value] : given) {
+    executorch::runtime::BackendOption option;
+    if (key.size() >= sizeof(option.key) ||
+        value.size() >= executorch::runtime::kMaxOptionValueLength) {
+      *problem = "--option " + key + ": ExecuTorch takes keys of at most " +
+          std::to_string(sizeof(option.key) - 1) + " bytes and values of at most " +
+          std::to_string(executorch::runtime::kMaxOptionValueLength - 1);
+      return false;
+    }
+    std::snprintf(option.key, sizeof(option.key), "%s", key.c_str());
+    std::array<char, executorch::runtime::kMaxOptionValueLength> text{};
+    std::snprintf(text.data(), text.size(), "%s", value.c_str());
+    option.value = text;
+    storage->push_back(option);
+  }
+  if (storage->empty()) return true;
+  const Error error = map->set_options(
+      ov_executorch_backend_id(),
+      executorch::runtime::Span<executorch::runtime::BackendOption>(storage->data(),
+                                                                    storage->size()));
+  if (error != Error::Ok) {
+    *problem = "ExecuTorch refused the backend options (error " +
+        std::to_string(static_cast<int>(error)) + ")";
+    return false;
+  }
+  return true;
+}
+
+// Writes the ETDump that `tracer` recorded to `path`.
+bool write_etdump(executorch::runtime::EventTracer* tracer, const std::string& path,
+                  std::string* problem) {
+#ifndef OV_EXECUTORCH_NO_ETDUMP
+  auto result = static_cast<executorch::etdump::ETDumpGen*>(tracer)->get_etdump_data();
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  bool written = file != nullptr && std::fwrite(result.buf, 1, result.size, file) == result.size;
+  if (file != nullptr) written = std::fclose(file) == 0 && written;
+  std::free(result.buf);
+  if (!written) *problem = "cannot write the ETDump to " + path;
+  return written;
+#else
+  (void)tracer;
+  (void)path;
+  *problem = "this runner was built without ExecuTorch's ETDump library";
+  return false;
+#endif
+}
+
 int fail(const char* what, Error error) {
   std::fprintf(stderr, "error: %s failed with ExecuTorch error 0x%x (the log above says why)\n",
                what, static_cast<unsigned>(error));
@@ -216,8 +294,22 @@ int main(int argc, char** argv) {
     return kRunFailed;
   }
 
+  std::unique_ptr<executorch::runtime::EventTracer> tracer;
+  if (!options.etdump.empty()) {
+#ifndef OV_EXECUTORCH_NO_ETDUMP
+    tracer = std::make_unique<executorch::etdump::ETDumpGen>();
+#else
+    return usage("--etdump: this runner was built without ExecuTorch's ETDump library");
+#endif
+  }
+  std::vector<executorch::runtime::BackendOption> option_storage;
+  executorch::runtime::LoadBackendOptionsMap option_map;
+  if (!backend_options(options.backend_options, &option_storage, &option_map, &problem)) {
+    return usage(problem);
+  }
+
   const auto load_start = std::chrono::steady_clock::now();
-  Module module(options.program, Module::LoadMode::Mmap);
+  Module module(options.program, Module::LoadMode::Mmap, std::move(tracer));
   if (Error error = module.load(); error != Error::Ok) return fail("loading the program", error);
   auto meta = module.method_meta(options.method);
   if (!meta.ok()) {
@@ -228,7 +320,9 @@ int main(int argc, char** argv) {
     }
     return usage("the program has no method '" + options.method + "'; it has: " + known);
   }
-  if (Error error = module.load_method(options.method); error != Error::Ok) {
+  if (Error error = module.load_method(options.method, nullptr, nullptr,
+                                       option_storage.empty() ? nullptr : &option_map);
+      error != Error::Ok) {
     return fail(("loading method '" + options.method + "'").c_str(), error);
   }
   std::printf("load: %.2f ms\n", milliseconds_since(load_start));
@@ -264,7 +358,8 @@ int main(int argc, char** argv) {
     std::printf("call %d: %.3f ms\n", call, elapsed);
     if (call + 1 == options.calls) outputs = std::move(result.get());
   }
-  if (!write_outputs(outputs, options.output_dir, &problem)) {
+  if (!write_outputs(outputs, options.output_dir, &problem) ||
+      (!options.etdump.empty() && !write_etdump(module.event_tracer(), options.etdump, &problem))) {
     std::fprintf(stderr, "error: %s\n", problem.c_str());
     return kRunFailed;
   }

@@ -16,6 +16,12 @@ extern "C" {
 // (the reason is logged, for example another backend of the same name).
 __attribute__((visibility("default"))) int ov_executorch_register_backend(void);
 
+// The id the backend is registered under ("OvExecutorchBackend"): the backend
+// id an application names in ExecuTorch's LoadBackendOptionsMap to pass this
+// backend load-time options (`device` or OpenVINO property names, with text
+// values; see docs/python-api.md, "Options at load time").
+__attribute__((visibility("default"))) const char* ov_executorch_backend_id(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,7 +47,9 @@ if TYPE_CHECKING:
         inspect_program,
         load_program,
         lower,
+        profile_program,
         quantize,
+        read_etdump,
         run,
         runtime_precisions,
     )
@@ -73,6 +75,8 @@ _LAZY = {
     "quantize": "ov_runtime.facade",
     "default_quantizer": "ov_runtime.facade",
     "inspect_program": "ov_runtime.facade",
+    "profile_program": "ov_runtime.facade",
+    "read_etdump": "ov_runtime.facade",
     "load_program": "ov_runtime.facade",
     "lower": "ov_runtime.facade",
     "run": "ov_runtime.facade",
@@ -117,6 +121,8 @@ __all__ = [  # noqa: RUF022 - grouped by task
     "ProgramReport",
     "inspect_program",
     "runtime_precisions",
+    "profile_program",
+    "read_etdump",
     # errors
     "BackendUnavailableError",
     "CompileSpecError",

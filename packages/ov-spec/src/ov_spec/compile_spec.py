@@ -244,6 +244,17 @@ class OpenvinoOptions:
         read=_KV_CACHE_PRECISION,
         openvino="KV_CACHE_PRECISION",
     )
+    perf_count: bool | None = _key(
+        values="`true`, `false`",
+        default="`false`",
+        about="OpenVINO's `PERF_COUNT`: whether the compiled model counts time per layer. A "
+        "method loaded with an ETDump event tracer (`enable_etdump=True`) then logs each layer "
+        "OpenVINO executed as a delegate event, named for the layer, with its type and exec type "
+        "(`FullyConnected brgemm_avx512_FP32`); `ov-executorch profile` sets it at load.",
+        read=spec_values.boolean,
+        takes=(bool,),
+        openvino="PERF_COUNT",
+    )
     compiled_blob: bool | None = _key(
         values="`true`, `false`",
         default="`false`: the payload carries the IR alone",

@@ -103,6 +103,22 @@ def _parser(
     )
     generator.add_argument("--eos-token-id", type=int, help="stop after this token")
     generator.add_argument("--method", default="forward", help="method to run (default: forward)")
+    profiler = commands.add_parser(
+        "profile",
+        help="run a .pte with an ETDump and OpenVINO's per-layer counters; print the top layers",
+    )
+    profiler.add_argument("pte", type=Path, help="the program (.pte)")
+    profiler.add_argument(
+        "--inputs", type=Path, help="a file written by torch.save of a tuple of inputs"
+    )
+    profiler.add_argument("--method", default="forward", help="method to run (default: forward)")
+    profiler.add_argument(
+        "--calls", type=int, default=50, help="calls to record (default: 50)"
+    )
+    profiler.add_argument("--top", type=int, default=10, help="layers to list (default: 10)")
+    profiler.add_argument(
+        "--etdump", type=Path, help="where to keep the ETDump (default: not kept)"
+    )
     inspect = commands.add_parser(
         "inspect",
         help="list a program's delegates and the nodes left on ExecuTorch's CPU kernels",
@@ -125,6 +141,7 @@ def _parser(
         "lower": lower,
         "run": runner,
         "generate": generator,
+        "profile": profiler,
         "inspect": inspect,
         "cpp": cpp,
         **{name: parser for name, (parser, _) in added.items()},
@@ -182,6 +199,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "generate":
             return commands.generate_tokens(
                 args.pte, args.prompt_ids, args.max_new_tokens, args.eos_token_id, args.method
+            )
+        if args.command == "profile":
+            return commands.profile(
+                args.pte, args.inputs, args.method, args.calls, args.top, args.etdump
             )
         return commands.run_program(args.pte, args.inputs, args.method)
     except commands.user_errors() as error:

@@ -1,4 +1,4 @@
-"""The ``lower``, ``run``, ``generate`` and ``inspect`` commands: thin wrappers of the facade that print."""
+"""The ``lower``, ``run``, ``profile``, ``generate`` and ``inspect`` commands: thin wrappers of the facade that print."""
 
 from __future__ import annotations
 
@@ -126,6 +126,20 @@ def run_program(pte: Path, inputs_path: Path | None, method: str) -> int:
         raise
     for index, value in enumerate(outputs):
         print(f"output {index}: {_summary(value)}")
+    return 0
+
+
+def profile(
+    pte: Path, inputs_path: Path | None, method: str, calls: int, top: int, etdump: Path | None
+) -> int:
+    """Run ``method`` ``calls`` times with an ETDump and per-layer counters; print where the time went."""
+    inputs = _load_inputs(inputs_path) if inputs_path is not None else []
+    if not pte.is_file():
+        raise FileNotFoundError(f"no program at {pte}")
+    result = facade.profile_program(pte, inputs, method=method, calls=calls, etdump=etdump)
+    print(result.format(top))
+    if etdump is not None:
+        print(f"wrote {etdump} (executorch.devtools.Inspector reads it)")
     return 0
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         compile_specs,
         lower,
     )
+    from ov_runtime.facade.profiling import LayerTime, Profile, profile_program, read_etdump
     from ov_runtime.facade.quantization import QuantizedModel, default_quantizer, quantize
     from ov_runtime.facade.running import LoadedMethod, LoadedProgram, load_program, run
 
@@ -42,6 +43,7 @@ _MODULES = {
         "compile_specs",
         "lower",
     ),
+    "ov_runtime.facade.profiling": ("LayerTime", "Profile", "profile_program", "read_etdump"),
     "ov_runtime.facade.quantization": ("QuantizedModel", "default_quantizer", "quantize"),
     "ov_runtime.facade.running": ("LoadedMethod", "LoadedProgram", "load_program", "run"),
 }
@@ -60,10 +62,12 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DelegateReport",
     "Generation",
+    "LayerTime",
     "LoadedMethod",
     "LoadedProgram",
     "LoweredProgram",
     "OpenvinoPartitioner",
+    "Profile",
     "ProgramReport",
     "QuantizedModel",
     "compile_specs",
@@ -72,7 +76,9 @@ __all__ = [
     "inspect_program",
     "load_program",
     "lower",
+    "profile_program",
     "quantize",
+    "read_etdump",
     "run",
     "runtime_precisions",
 ]

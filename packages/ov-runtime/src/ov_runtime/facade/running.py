@@ -92,16 +92,25 @@ class LoadedProgram:
         backend_options: The load-time options every method's delegates get
             (:func:`ov_spec.runtime_options`: ``device`` or OpenVINO property
             names, with text values).
+        enable_etdump: Whether the program records ExecuTorch's events for
+            :meth:`write_etdump`.
 
     Raises:
         CompileSpecError: A backend option is unknown or has a bad value.
         ExecutionError: ExecuTorch refused the program; with its error code.
     """
 
-    def __init__(self, data: bytes, backend_options: Mapping[str, object] | None = None) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        backend_options: Mapping[str, object] | None = None,
+        enable_etdump: bool = False,
+    ) -> None:
         self.data = data
         self.backend_options = runtime_options(backend_options or {})
-        self._runner = NativeRunner(data)  # verifies the flatbuffer before it is read here
+        self.enable_etdump = enable_etdump
+        # Verifies the flatbuffer before it is read here.
+        self._runner = NativeRunner(data, etdump=enable_etdump)
         try:
             self._plans: dict[str, Plan] = {plan.name: plan for plan in read_plans(data)}
         except ValueError as error:
@@ -173,6 +182,31 @@ class LoadedProgram:
                 write_value(native, value, order)
             return [from_value(output) for output in method.execute()]
 
+    def write_etdump(self, path: str | Path) -> None:
+        """Write the events recorded since the program loaded, or since the last write, as an ETDump.
+
+        The file is ExecuTorch's ETDump (``executorch.devtools.Inspector(etdump_path=...)``
+        reads it), as ``executorch.runtime``'s ``Program.write_etdump_result_to_file``
+        writes it. It holds ExecuTorch's own events (method load and execute, each
+        operator left on the CPU) and each delegate's: ``OpenVINO compile`` (its
+        metadata is the delegate's record, as :func:`compiled_delegates` shows it),
+        ``OpenVINO infer`` per call, and with the ``perf_count`` option (OpenVINO's
+        ``PERF_COUNT``, a compile spec or a load-time option) one event per executed
+        OpenVINO layer, named for the layer, with ``"<layer type> <exec type>"``
+        as its metadata. Recording starts anew after each write.
+
+        Raises:
+            ExecutionError: The program was loaded without ``enable_etdump=True``,
+                or the file cannot be written.
+        """
+        if not self.enable_etdump:
+            raise ExecutionError(
+                "the program records no events; load it with load_program(..., "
+                "enable_etdump=True) to write an ETDump"
+            )
+        with self._lock:
+            self._runner.write_etdump(Path(path))
+
     def _check_name(self, name: str) -> None:
         if name not in self._plans:
             raise ExecutionError(
@@ -196,7 +230,10 @@ def check_identifier(head: bytes, where: str) -> None:
 
 
 def load_program(
-    pte: bytes | str | Path, backend_options: Mapping[str, object] | None = None
+    pte: bytes | str | Path,
+    backend_options: Mapping[str, object] | None = None,
+    *,
+    enable_etdump: bool = False,
 ) -> LoadedProgram:
     """Load a ``.pte`` (bytes or a path) into ExecuTorch's runtime with this backend registered.
 
@@ -210,6 +247,10 @@ def load_program(
             compiles. Each overrides the value the program was lowered with, so
             one ``.pte`` runs on the device and at the precision chosen where it
             loads (:meth:`LoadedProgram.load_method` takes them per method).
+        enable_etdump: Record ExecuTorch's events with an ETDump event tracer,
+            as ``executorch.runtime``'s ``load_program(..., enable_etdump=True)``
+            does; :meth:`LoadedProgram.write_etdump` writes them. Add the
+            ``perf_count`` option for OpenVINO's per-layer events.
 
     Raises:
         CompileSpecError: A backend option is unknown or has a bad value.
@@ -227,7 +268,7 @@ def load_program(
             raise FileNotFoundError(f"no program at {path}")
         data, where = path.read_bytes(), str(path)
     check_identifier(data[:8], where)
-    return LoadedProgram(data, backend_options)
+    return LoadedProgram(data, backend_options, enable_etdump)
 
 
 def run(

@@ -80,8 +80,11 @@ def _runner_library() -> ctypes.CDLL:
     library.ov_executorch_runner_load.argtypes = [
         ctypes.c_char_p,
         ctypes.c_size_t,
+        ctypes.c_int,
         ctypes.POINTER(ctypes.c_void_p),
     ]
+    library.ov_executorch_runner_write_etdump.restype = ctypes.c_int
+    library.ov_executorch_runner_write_etdump.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
     library.ov_executorch_runner_free.restype = None
     library.ov_executorch_runner_free.argtypes = [ctypes.c_void_p]
     library.ov_executorch_runner_load_method.restype = ctypes.c_int
@@ -169,6 +172,8 @@ class NativeRunner:
 
     Args:
         data: The ``.pte`` bytes; kept here, since the native side reads them.
+        etdump: Record ExecuTorch's events (method loads and calls, and this
+            backend's delegate events) for :meth:`write_etdump`.
 
     Raises:
         BackendUnavailableError: The native library cannot be loaded.
@@ -176,12 +181,14 @@ class NativeRunner:
             verify), or no memory was left for it.
     """
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, etdump: bool = False) -> None:
         self._library = _runner_library()
         self._data = data
         handle = ctypes.c_void_p()
         with calls_in_flight:
-            code = self._library.ov_executorch_runner_load(data, len(data), ctypes.byref(handle))
+            code = self._library.ov_executorch_runner_load(
+                data, len(data), int(etdump), ctypes.byref(handle)
+            )
         if code:
             raise _failure("loading the program", code)
         assert handle.value is not None  # set whenever the code is 0
@@ -220,6 +227,20 @@ class NativeRunner:
         if code:
             raise _failure(f"loading method {name!r}", code)
         return NativeMethod(self, name, num_inputs, num_outputs)
+
+
+    def write_etdump(self, path: Path) -> None:
+        """Write the events recorded so far (since the load or the last write) as an ETDump file.
+
+        Raises:
+            ExecutionError: The runner records no events, or the file cannot be written.
+        """
+        with calls_in_flight:
+            code = self._library.ov_executorch_runner_write_etdump(
+                self._handle, str(path).encode()
+            )
+        if code:
+            raise _failure(f"writing the ETDump to {path}", code)
 
 
 class NativeMethod:
