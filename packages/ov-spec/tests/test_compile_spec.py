@@ -220,6 +220,7 @@ def test_every_key_has_a_help_line_for_command_lines():
         "performance_hint",
         "num_streams",
         "kv_cache_precision",
+        "perf_count",
         "compiled_blob",
     )
     assert all(text for text in KEY_HELP.values())

@@ -11,7 +11,7 @@ import pytest
 import torch
 from torch.export import Dim
 
-from ov_runtime import load_program, lower, run
+from ov_runtime import load_program, lower, read_etdump, run
 from ov_runtime.native import cmake_package_dir, cpp_runner
 from ov_tests.models import SENTENCES, minilm
 
@@ -125,6 +125,27 @@ def test_a_bad_program_or_bad_inputs_exit_non_zero_with_a_reason(dynamic_pte, tm
     assert "takes 2 inputs (Float[16, 8], Float[3, 8]); 1 --input files given" in one_input.stderr
 
 
+def test_the_runner_passes_options_and_writes_an_etdump(dynamic_pte, tmp_path):
+    inputs = [torch.randn(5, 8), torch.randn(3, 8)]
+    etdump = tmp_path / "run.etdp"
+    options = ("--option", "PERF_COUNT=YES", "--option", "INFERENCE_NUM_THREADS=1")
+    process = run_cpp(
+        dynamic_pte, inputs, tmp_path, "--calls", "3", *options, "--etdump", str(etdump)
+    )
+    assert process.returncode == 0, process.stderr[-2000:]
+    assert_same_bits(tmp_path, run(load_program(dynamic_pte), inputs))
+    # PERF_COUNT reached the delegate: OpenVINO's layers are in the ETDump.
+    profile = read_etdump(etdump)
+    assert profile.calls == 3 and profile.openvino_ms > 0
+    assert profile.layers and all(layer.layer_type and layer.exec_type for layer in profile.layers)
+
+    no_value = run_cpp(dynamic_pte, inputs, tmp_path, "--option", "PERF_COUNT")
+    assert no_value.returncode == 2 and "--option takes KEY=VALUE" in no_value.stderr
+    absent = run_cpp(dynamic_pte, inputs, tmp_path, "--option", "device=NPU")
+    assert absent.returncode == 1
+    assert "device 'NPU'" in absent.stderr and "devices available here" in absent.stderr
+
+
 def _build_and_run_example_app(
     tmp_path: Path, *options: str, source: Path = EXAMPLE_APP, app: str = "cpp_app"
 ) -> Path:
@@ -154,7 +175,16 @@ def _build_and_run_example_app(
 
 
 def test_an_application_links_the_backend_with_find_package(tmp_path):
-    _build_and_run_example_app(tmp_path, f"-Dov_executorch_backend_DIR={cmake_package_dir()}")
+    build = _build_and_run_example_app(
+        tmp_path, f"-Dov_executorch_backend_DIR={cmake_package_dir()}"
+    )
+    # The example passes its arguments as load-time options for this backend's id.
+    app, pte = str(build / "cpp_app"), str(tmp_path / "affine.pte")
+    threads = subprocess.run([app, pte, "INFERENCE_NUM_THREADS=1"], capture_output=True, text=True)
+    assert threads.returncode == 0 and threads.stdout.strip() == "4", threads.stderr
+    absent = subprocess.run([app, pte, "device=NPU"], capture_output=True, text=True)
+    assert absent.returncode == 1
+    assert "device 'NPU'" in absent.stderr and "devices available here" in absent.stderr
 
 
 # An application that builds ExecuTorch itself has ExecuTorch targets of its

@@ -446,13 +446,21 @@ class HalfGelus(torch.nn.Module):
 
 
 def test_gelu_of_infinity_in_float16_is_infinity():
-    """OpenVINO's erf-mode Gelu gives NaN for +inf in every precision; PyTorch's float16 one gives inf."""
+    """OpenVINO's erf-mode Gelu gives NaN for +inf in every precision; PyTorch's float16 kernel gives inf.
+
+    Eager's own answer at +inf depends on the CPU: PyTorch hands a float16 gelu to oneDNN on CPUs
+    with float16 units (AVX512-FP16, AMX-FP16), and oneDNN gives NaN there (seen in CI on such a
+    machine). The delegate gives gelu's limit, inf, as PyTorch's own kernel does, and equals eager
+    at every other value.
+    """
     x = torch.tensor(
         [INF, -INF, 65504.0, -65504.0, 32752.0, -16376.0, 3.0, -0.5, 0.0, math.nan],
         dtype=torch.float16,
     )
     got = lowered_outputs(HalfGelus(), x)
-    assert not differences(got, list(HalfGelus()(x)), [None] * 2)
+    assert [output[0].item() for output in got] == [INF, INF]
+    expected = [output[1:] for output in HalfGelus()(x)]
+    assert not differences([output[1:] for output in got], expected, [None] * 2)
 
 
 class HalfMaxPools(torch.nn.Module):

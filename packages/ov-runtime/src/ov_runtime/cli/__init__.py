@@ -112,9 +112,7 @@ def _parser(
         "--inputs", type=Path, help="a file written by torch.save of a tuple of inputs"
     )
     profiler.add_argument("--method", default="forward", help="method to run (default: forward)")
-    profiler.add_argument(
-        "--calls", type=int, default=50, help="calls to record (default: 50)"
-    )
+    profiler.add_argument("--calls", type=int, default=50, help="calls to record (default: 50)")
     profiler.add_argument("--top", type=int, default=10, help="layers to list (default: 10)")
     profiler.add_argument(
         "--etdump", type=Path, help="where to keep the ETDump (default: not kept)"

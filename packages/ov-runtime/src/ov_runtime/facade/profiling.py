@@ -137,7 +137,9 @@ def read_etdump(path: str | Path) -> Profile:
                 method = times
             elif event.name == INFER_EVENT:
                 inferences.append(times)
-            elif event.is_delegated_op and (kinds := _metadata_text(event.delegate_debug_metadatas)):
+            elif event.is_delegated_op and (
+                kinds := _metadata_text(event.delegate_debug_metadatas)
+            ):
                 layer_type, _, exec_type = kinds.partition(" ")
                 layers.append(LayerTime(event.name, layer_type, exec_type, times[-1]))
     if not method:

@@ -228,7 +228,6 @@ class NativeRunner:
             raise _failure(f"loading method {name!r}", code)
         return NativeMethod(self, name, num_inputs, num_outputs)
 
-
     def write_etdump(self, path: Path) -> None:
         """Write the events recorded so far (since the load or the last write) as an ETDump file.
 
@@ -236,9 +235,7 @@ class NativeRunner:
             ExecutionError: The runner records no events, or the file cannot be written.
         """
         with calls_in_flight:
-            code = self._library.ov_executorch_runner_write_etdump(
-                self._handle, str(path).encode()
-            )
+            code = self._library.ov_executorch_runner_write_etdump(self._handle, str(path).encode())
         if code:
             raise _failure(f"writing the ETDump to {path}", code)
 
