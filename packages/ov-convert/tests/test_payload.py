@@ -6,7 +6,7 @@ import xxhash
 
 from ov_convert import MAGIC, VERSION, CompiledBlob, Payload, PayloadError
 from ov_convert import payload as payload_module
-from ov_convert.payload import WIDE_INT8_WEIGHTS, reseal
+from ov_convert.payload import NAMED_WEIGHTS, WIDE_INT8_WEIGHTS, NamedWeights, reseal
 
 XML = b"<net>" + b" " * 300 + b"</net>"  # holds byte 200 of the payload (a flipped bit in the xml)
 PAYLOAD = Payload(
@@ -31,7 +31,7 @@ def test_round_trip_and_aligned_weights():
 def test_header_records_its_own_size_and_the_sections_follow_it():
     data = PAYLOAD.to_bytes()
     version, header_size = struct.unpack_from("<II", data, 8)
-    assert (version, header_size) == (3, 96)
+    assert (version, header_size) == (4, 96)
     options_offset, options_size = struct.unpack_from("<QQ", data, 16)
     assert options_offset == header_size
     options = data[options_offset : options_offset + options_size]
@@ -55,12 +55,46 @@ def test_the_flags_are_under_the_checksum():
         Payload.from_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("bits", [2, 1 << 63, 0xF0])
+@pytest.mark.parametrize("bits", [4, 1 << 63, 0xF0])
 def test_unknown_flag_bits_are_refused_with_their_value(bits):
     data = bytearray(PAYLOAD.to_bytes())
     struct.pack_into("<Q", data, 88, bits | WIDE_INT8_WEIGHTS)
     reseal(data)
-    with pytest.raises(PayloadError, match=rf"flags set the bits {bits:#x}, which this release"):
+    with pytest.raises(PayloadError, match=rf"flags set the bits {bits:#x}, which version 4 does"):
+        Payload.from_bytes(bytes(data))
+
+
+def test_named_weights_round_trip_as_a_reference_in_the_weights_section():
+    weights = bytes(range(200))
+    named = NamedWeights.of("OvExecutorchBackend.weights.abc", weights)
+    payload = dataclasses.replace(PAYLOAD, weights=b"", named_weights=named)
+    data = payload.to_bytes()
+    assert struct.unpack_from("<Q", data, 88)[0] == NAMED_WEIGHTS
+    weights_offset, weights_size = struct.unpack_from("<QQ", data, 64)
+    section = data[weights_offset : weights_offset + weights_size]
+    assert section == named.key.encode() + b"\0" + struct.pack("<QQ", 200, named.checksum)
+    assert named.checksum == xxhash.xxh3_64_intdigest(weights)
+    assert Payload.from_bytes(data) == payload
+    with pytest.raises(PayloadError, match="carried or named, not both"):
+        dataclasses.replace(payload, weights=b"\1")
+
+
+@pytest.mark.parametrize("section", [b"", b"key", b"key\0" + bytes(15), b"\0" + bytes(16)])
+def test_a_named_weights_section_that_does_not_parse_is_refused(section):
+    data = bytearray(dataclasses.replace(PAYLOAD, weights=section).to_bytes())
+    struct.pack_into("<Q", data, 88, NAMED_WEIGHTS)
+    reseal(data)
+    with pytest.raises(PayloadError, match="not a named data key"):
+        Payload.from_bytes(bytes(data))
+
+
+def test_a_version_3_payload_reads_as_before_and_has_no_named_weights():
+    data = bytearray(PAYLOAD.to_bytes())
+    struct.pack_into("<I", data, 8, 3)
+    assert Payload.from_bytes(bytes(data)) == PAYLOAD  # the version is outside the checksum
+    struct.pack_into("<Q", data, 88, NAMED_WEIGHTS)
+    reseal(data)
+    with pytest.raises(PayloadError, match="bits 0x2, which version 3 does not have"):
         Payload.from_bytes(bytes(data))
 
 
@@ -69,7 +103,7 @@ def test_a_header_size_of_another_layout_is_refused(header_size):
     data = bytearray(PAYLOAD.to_bytes())
     struct.pack_into("<I", data, 12, header_size)
     reseal(data)
-    with pytest.raises(PayloadError, match=rf"header_size is {header_size}; version 3 has 96"):
+    with pytest.raises(PayloadError, match=rf"header_size is {header_size}; version 4 has 96"):
         Payload.from_bytes(bytes(data))
 
 
@@ -89,7 +123,7 @@ def test_newer_version_is_named():
     data = bytearray(PAYLOAD.to_bytes())
     struct.pack_into("<I", data, 8, VERSION + 1)
     with pytest.raises(
-        PayloadError, match=rf"version is {VERSION + 1}; this release reads version 3$"
+        PayloadError, match=rf"version is {VERSION + 1}; this release reads versions 3 and 4$"
     ):
         Payload.from_bytes(bytes(data))
 
@@ -187,10 +221,10 @@ def header_only(flags: int, extra: bytes) -> bytes:
 @pytest.mark.parametrize("extra", [0, 1, 8, 100], ids=lambda n: f"{8 + n}_checksummed")
 def test_a_few_checksummed_bytes_that_match_pass_the_checksum(extra):
     # No minimum size: the check after the checksum, the flags', is the one that refuses.
-    with pytest.raises(PayloadError, match="flags set the bits 0x2"):
-        Payload.from_bytes(header_only(2, bytes(range(extra))))
+    with pytest.raises(PayloadError, match="flags set the bits 0x4"):
+        Payload.from_bytes(header_only(4, bytes(range(extra))))
     with pytest.raises(PayloadError, match="checksum does not match"):
-        Payload.from_bytes(header_only(2, bytes(range(extra)))[:-1] + b"\xff")
+        Payload.from_bytes(header_only(4, bytes(range(extra)))[:-1] + b"\xff")
 
 
 @pytest.mark.parametrize(

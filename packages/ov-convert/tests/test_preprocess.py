@@ -3,6 +3,7 @@ import openvino as ov
 import pytest
 import torch
 from executorch.exir import to_edge
+from executorch.exir.backend.backend_details import PreprocessResult
 
 from ov_convert import ConversionError, OvExecutorchBackend, Payload, element_type
 from ov_spec import BACKEND_ID, CompileSpecError
@@ -22,10 +23,21 @@ def preprocess(model, inputs, specs=()):
     return OvExecutorchBackend.preprocess(program, list(specs))
 
 
-def read(processed: bytes) -> ov.Model:
-    payload = Payload.from_bytes(processed)
-    weights = ov.Tensor(np.frombuffer(payload.weights, dtype=np.uint8).copy())
-    return ov.Core().read_model(model=payload.xml, weights=weights)
+def weights(processed: PreprocessResult) -> bytes:
+    """The payload's weights: the named data of the result that its payload names."""
+    payload = Payload.from_bytes(processed.processed_bytes)
+    named = processed.data_store_output
+    if payload.named_weights is None:
+        return payload.weights
+    assert named is not None
+    return named.buffers[named.pte_data[payload.named_weights.key].buffer_index]
+
+
+def read(processed: PreprocessResult) -> ov.Model:
+    data = ov.Tensor(np.frombuffer(weights(processed), dtype=np.uint8).copy())
+    return ov.Core().read_model(
+        model=Payload.from_bytes(processed.processed_bytes).xml, weights=data
+    )
 
 
 def test_class_name_is_the_backend_id():
@@ -34,7 +46,7 @@ def test_class_name_is_the_backend_id():
 
 def test_payload_carries_a_typed_ir_with_float32_weights():
     inputs = (torch.randn(2, 4), torch.ones(300, dtype=torch.bool))
-    model = read(preprocess(Mixed(), inputs).processed_bytes)
+    model = read(preprocess(Mixed(), inputs))
     assert [(p.get_element_type(), p.get_partial_shape()) for p in model.inputs] == [
         (ov.Type.f32, ov.PartialShape([2, 4])),
         (ov.Type.boolean, ov.PartialShape([300])),
@@ -54,7 +66,7 @@ def test_symbolic_dims_become_dynamic():
             dynamic_shapes=({0: torch.export.Dim("n", max=64)}, None),
         )
     ).exported_program()
-    model = read(OvExecutorchBackend.preprocess(program, []).processed_bytes)
+    model = read(OvExecutorchBackend.preprocess(program, []))
     assert model.inputs[0].get_partial_shape().is_dynamic
     assert model.inputs[0].get_partial_shape()[1] == ov.Dimension(4)
 
@@ -125,20 +137,18 @@ class Accumulator(torch.nn.Module):
 def test_a_mutated_buffer_becomes_state_and_neither_input_nor_output():
     rows = torch.zeros(1024, 256)  # 1 MiB of zeros
     processed = preprocess(Accumulator(rows), (torch.ones(1, 256), torch.tensor([0])))
-    model = read(processed.processed_bytes)
+    model = read(processed)
     assert len(model.inputs) == 2 and len(model.outputs) == 1
     (variable,) = model.get_variables()
     assert variable.get_info().variable_id == "cache"
     assert variable.get_info().data_shape == ov.PartialShape([1024, 256])
     # A uniform initial value is a broadcast scalar, not a megabyte of weights.
-    assert len(processed.processed_bytes) < 64 * 1024
+    assert len(processed.processed_bytes) + len(weights(processed)) < 64 * 1024
 
 
 def test_state_starts_from_the_buffers_value_and_keeps_each_write():
     initial = torch.arange(12, dtype=torch.float32).reshape(4, 3)
-    model = read(
-        preprocess(Accumulator(initial), (torch.ones(1, 3), torch.tensor([0]))).processed_bytes
-    )
+    model = read(preprocess(Accumulator(initial), (torch.ones(1, 3), torch.tensor([0]))))
     request = ov.Core().compile_model(model, "CPU").create_infer_request()
     eager = Accumulator(initial)
     for step in range(3):
@@ -160,7 +170,7 @@ def test_a_compiled_blob_is_made_for_the_device_and_imports_to_the_irs_results()
     # As the runtime does: the CPU plugin applies the properties given at import
     # (without them it picks bf16 on a CPU with bf16 units).
     imported = core.import_model(payload.compiled_blob.data, "CPU", dict(payload.properties))
-    compiled = core.compile_model(read(processed.processed_bytes), "CPU", dict(payload.properties))
+    compiled = core.compile_model(read(processed), "CPU", dict(payload.properties))
     values = [input.numpy() for input in inputs]
     for got, expected in zip(imported(values).values(), compiled(values).values(), strict=True):
         np.testing.assert_array_equal(got, expected)

@@ -2,7 +2,8 @@
 // this project's backend id (ov_spec.BACKEND_ID, passed in by the build) when
 // the library loads.
 //
-// init() reads the payload and compiles a Delegate with the device and
+// init() reads the payload, finds its weights (in the payload or in the
+// method's named data) and compiles a Delegate with the device and
 // OpenVINO properties the payload carries (resolved from the compile specs at
 // lowering, so the compile specs themselves are not read again here), each
 // overridden by the application's load-time options (runtime_options.h);
@@ -21,6 +22,7 @@
 #include "delegate.h"
 #include "errors.h"
 #include "ir_outline.h"
+#include "named_weights.h"
 #include "openvino_api.h"
 #include "payload.h"
 #include "runtime_options.h"
@@ -90,9 +92,14 @@ class OpenvinoBackend final : public BackendInterface {
       log_error("%s", error.c_str());
       return Error::InvalidArgument;
     }
+    Result<FreeableBuffer> weights =
+        payload.flags & kNamedWeights
+            ? load_named_weights(context.get_named_data_map(), &payload)
+            : Result<FreeableBuffer>(FreeableBuffer());  // the payload holds them
+    if (!weights.ok()) return weights.error();
     Result<Delegate*> delegate =
-        Delegate::create(*api, std::move(*processed), payload, runtime_keys,
-                         context.event_tracer());
+        Delegate::create(*api, std::move(*processed), std::move(weights.get()), payload,
+                         runtime_keys, context.event_tracer());
     if (!delegate.ok()) return delegate.error();
     return static_cast<DelegateHandle*>(delegate.get());
   }

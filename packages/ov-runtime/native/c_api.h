@@ -90,11 +90,15 @@ OV_EXECUTORCH_EXPORT size_t ov_executorch_value_size(void);
 // Reads and verifies the program in `size` bytes at `data` (kept alive by the
 // caller) into *runner; returns an ExecuTorch Error code (0 for Ok), with
 // *runner NULL unless Ok. Its methods load with ov_executorch_runner_load_method.
+// `data_map` (kept alive by the caller; NULL for none) is a data file (.ptd)
+// of `data_map_size` bytes holding named data the program keeps outside it,
+// such as its delegates' weights.
 // With `etdump` non-zero, the program records ExecuTorch's events (method
 // loads and calls, and this backend's delegate events, profiling.h) in an
 // ETDump, which ov_executorch_runner_write_etdump writes.
-OV_EXECUTORCH_EXPORT int ov_executorch_runner_load(const void* data, size_t size, int etdump,
-                                                   ov_executorch_runner** runner);
+OV_EXECUTORCH_EXPORT int ov_executorch_runner_load(const void* data, size_t size,
+                                                   const void* data_map, size_t data_map_size,
+                                                   int etdump, ov_executorch_runner** runner);
 OV_EXECUTORCH_EXPORT void ov_executorch_runner_free(ov_executorch_runner* runner);
 
 // Each returns an ExecuTorch Error code (0 for Ok); it clears the thread's

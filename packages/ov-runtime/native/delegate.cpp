@@ -50,8 +50,8 @@ Error load_model(const OpenvinoApi& api, const PayloadView& payload, const Prope
 
 }  // namespace
 
-Delegate::Delegate(const OpenvinoApi& api, FreeableBuffer&& processed)
-    : api_(api), processed_(std::move(processed)) {}
+Delegate::Delegate(const OpenvinoApi& api, FreeableBuffer&& processed, FreeableBuffer&& weights)
+    : api_(api), processed_(std::move(processed)), named_weights_(std::move(weights)) {}
 
 Delegate::~Delegate() {
   if (record_) forget_compiled(record_);
@@ -59,15 +59,17 @@ Delegate::~Delegate() {
   if (compiled_) api_.ov_compiled_model_free(compiled_);
   if (weights_) api_.ov_tensor_free(weights_);
   processed_.Free();
+  named_weights_.Free();
 }
 
 Result<Delegate*> Delegate::create(const OpenvinoApi& api, FreeableBuffer&& processed,
-                                   const PayloadView& payload,
+                                   FreeableBuffer&& weights, const PayloadView& payload,
                                    const std::vector<std::string>& runtime_keys,
                                    EventTracer* tracer) {
   std::string keys;
   for (const std::string& key : runtime_keys) keys += (keys.empty() ? "" : ",") + key;
-  std::unique_ptr<Delegate> delegate(new (std::nothrow) Delegate(api, std::move(processed)));
+  std::unique_ptr<Delegate> delegate(
+      new (std::nothrow) Delegate(api, std::move(processed), std::move(weights)));
   if (!delegate) {
     log_error("out of memory for the delegate state");
     return Error::MemoryAllocationFailed;

@@ -21,10 +21,11 @@ namespace ov_executorch {
 
 class Delegate {
  public:
-  // Compiles the IR in `payload` (which points into `processed`) with the
-  // payload's device and properties, creates its infer request and chooses
-  // each argument's binding. The delegate keeps `processed` alive: OpenVINO
-  // reads the weights lazily. `runtime_keys` names the load-time options the
+  // Compiles the IR in `payload` (which points into `processed`, and into
+  // `weights` when they are named data) with the payload's device and
+  // properties, creates its infer request and chooses each argument's
+  // binding. The delegate keeps both buffers alive: OpenVINO reads the
+  // weights lazily. `runtime_keys` names the load-time options the
   // payload's values were overridden by (runtime_options.h): they show in the
   // delegate's record, and any of them keeps the payload's compiled blob,
   // made for the payload's own values, from being imported. The compile is
@@ -32,6 +33,7 @@ class Delegate {
   static executorch::runtime::Result<Delegate*> create(
       const OpenvinoApi& api,
       executorch::runtime::FreeableBuffer&& processed,
+      executorch::runtime::FreeableBuffer&& weights,
       const PayloadView& payload,
       const std::vector<std::string>& runtime_keys,
       executorch::runtime::EventTracer* tracer);
@@ -47,7 +49,8 @@ class Delegate {
                                      executorch::runtime::EventTracer* tracer);
 
  private:
-  Delegate(const OpenvinoApi& api, executorch::runtime::FreeableBuffer&& processed);
+  Delegate(const OpenvinoApi& api, executorch::runtime::FreeableBuffer&& processed,
+           executorch::runtime::FreeableBuffer&& weights);
 
   // Reads the compiled model's ports and binds them per the payload's signature;
   // every tensor output of a model `imported` from the payload's blob is copied.
@@ -55,6 +58,7 @@ class Delegate {
 
   const OpenvinoApi& api_;
   executorch::runtime::FreeableBuffer processed_;
+  executorch::runtime::FreeableBuffer named_weights_;  // empty when the payload holds them
   ov_tensor_t* weights_ = nullptr;
   ov_compiled_model_t* compiled_ = nullptr;
   ov_infer_request_t* request_ = nullptr;

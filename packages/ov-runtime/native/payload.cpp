@@ -10,12 +10,13 @@ namespace ov_executorch {
 namespace {
 
 constexpr char kMagic[8] = {'O', 'V', 'E', 'X', 'I', 'R', '\0', '\0'};
-constexpr uint32_t kVersion = 3;
+constexpr uint32_t kVersion = 4;
+constexpr uint32_t kOldestVersion = 3;  // version 4 without kNamedWeights
 constexpr size_t kChecksumOffset = 80;
 constexpr size_t kFlagsOffset = 88;         // where the checksummed bytes start
 constexpr size_t kHeaderSize = 96;          // up to and with the flags
 constexpr size_t kHeaderSizeWithBlob = 112;  // and the blob's offset and size after them
-constexpr uint64_t kKnownFlags = kWideInt8Weights;
+constexpr uint64_t kKnownFlags[] = {kWideInt8Weights, kWideInt8Weights | kNamedWeights};
 
 template <typename T>
 T read_le(const uint8_t* bytes) {
@@ -95,6 +96,22 @@ bool parse_blob(Section blob, PayloadView* view, std::string* error) {
   view->blob_device_name.assign(version_end + 1, name_end);
   view->blob = name_end + 1;
   view->blob_size = static_cast<size_t>(end - view->blob);
+  return true;
+}
+
+// The key, NUL-terminated, then the weights' size and XXH3-64 (two uint64).
+bool parse_named_weights(Section weights, PayloadView* view, std::string* error) {
+  const char* text = reinterpret_cast<const char*>(weights.data);
+  const char* key_end = std::find(text, text + weights.size, '\0');
+  size_t key_size = static_cast<size_t>(key_end - text);
+  if (key_size == 0 || weights.size != key_size + 1 + 16) {
+    *error = "payload weights section is not a named data key, NUL-terminated, then the "
+             "weights' size and checksum (two uint64)";
+    return false;
+  }
+  view->weights_key.assign(text, key_size);
+  view->weights_size = static_cast<size_t>(read_le<uint64_t>(weights.data + key_size + 1));
+  view->weights_checksum = read_le<uint64_t>(weights.data + key_size + 9);
   return true;
 }
 
@@ -178,15 +195,15 @@ bool parse_payload(const void* data, size_t size, PayloadView* view, std::string
     return false;
   }
   uint32_t version = read_le<uint32_t>(bytes + 8);
-  if (version != kVersion) {
-    *error = "payload version is " + std::to_string(version) + "; this runtime reads version " +
-        std::to_string(kVersion) +
-        (version < kVersion ? "; lower the program again with this release" : "");
+  if (version < kOldestVersion || version > kVersion) {
+    *error = "payload version is " + std::to_string(version) + "; this runtime reads versions " +
+        std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) +
+        (version < kOldestVersion ? "; lower the program again with this release" : "");
     return false;
   }
   uint32_t header_size = read_le<uint32_t>(bytes + 12);
   if ((header_size != kHeaderSize && header_size != kHeaderSizeWithBlob) || header_size > size) {
-    *error = "payload header_size is " + std::to_string(header_size) + "; version 3 has " +
+    *error = "payload header_size is " + std::to_string(header_size) + "; version " + std::to_string(version) + " has " +
         std::to_string(kHeaderSize) + ", or " + std::to_string(kHeaderSizeWithBlob) +
         " with a compiled blob, within the " + std::to_string(size) + " bytes given";
     return false;
@@ -199,12 +216,15 @@ bool parse_payload(const void* data, size_t size, PayloadView* view, std::string
     return false;
   }
   view->flags = read_le<uint64_t>(bytes + kFlagsOffset);
-  if (view->flags & ~kKnownFlags) {
+  const uint64_t known = kKnownFlags[version - kOldestVersion];
+  if (view->flags & ~known) {
     char text[19];
     std::snprintf(text, sizeof(text), "0x%llx",
-                  static_cast<unsigned long long>(view->flags & ~kKnownFlags));
-    *error = std::string("payload flags set the bits ") + text +
-        ", which this runtime does not know; it knows only bit 0 (WIDE_INT8_WEIGHTS)";
+                  static_cast<unsigned long long>(view->flags & ~known));
+    *error = std::string("payload flags set the bits ") + text + ", which version " +
+        std::to_string(version) + " does not have; it has " +
+        (known & kNamedWeights ? "bits 0 (WIDE_INT8_WEIGHTS) and 1 (NAMED_WEIGHTS)"
+                               : "bit 0 (WIDE_INT8_WEIGHTS)");
     return false;
   }
   size_t count = header_size == kHeaderSizeWithBlob ? 5 : 4;
@@ -221,6 +241,7 @@ bool parse_payload(const void* data, size_t size, PayloadView* view, std::string
   }
   view->xml = reinterpret_cast<const char*>(xml.data);
   view->xml_size = xml.size;
+  if (view->flags & kNamedWeights) return parse_named_weights(weights, view, error);
   view->weights = weights.data;
   view->weights_size = weights.size;
   return true;

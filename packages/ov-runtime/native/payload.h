@@ -20,9 +20,14 @@ struct PayloadView {
   std::string outputs;  // one letter per delegate output
   const char* xml = nullptr;
   size_t xml_size = 0;
+  // The IR's weights: in the payload, or (kNamedWeights) the named data
+  // stored under weights_key, whose size and XXH3-64 the payload gives and
+  // whose bytes init finds in the method's NamedDataMap (named_weights.h).
   const uint8_t* weights = nullptr;
   size_t weights_size = 0;
-  // kWideInt8Weights or 0.
+  std::string weights_key;
+  uint64_t weights_checksum = 0;
+  // kWideInt8Weights, kNamedWeights, or 0.
   uint64_t flags = 0;
   // The model compiled at lowering (the compiled_blob compile spec), with the
   // OpenVINO version and the device's FULL_DEVICE_NAME it was made with;
@@ -37,6 +42,9 @@ struct PayloadView {
 // kernels for CPUs without VNNI would saturate the products (see
 // cpu_features.h).
 constexpr uint64_t kWideInt8Weights = 1;
+// The weights section names ExecuTorch named data rather than holding the
+// weights (payload version 4).
+constexpr uint64_t kNamedWeights = 2;
 
 constexpr char kTensorArgument = 'T';
 constexpr char kScalarArgument = 'S';

@@ -40,9 +40,11 @@ std::unique_ptr<executorch::runtime::EventTracer> event_tracer(bool etdump) {
 
 }  // namespace
 
-Runner::Runner(const void* data, size_t size, bool etdump)
-    : module_(std::make_unique<Module>(std::make_unique<BufferDataLoader>(data, size), nullptr,
-                                       nullptr, event_tracer(etdump))) {}
+Runner::Runner(const void* data, size_t size, const void* data_map, size_t data_map_size,
+               bool etdump)
+    : module_(std::make_unique<Module>(
+          std::make_unique<BufferDataLoader>(data, size), nullptr, nullptr, event_tracer(etdump),
+          data_map ? std::make_unique<BufferDataLoader>(data_map, data_map_size) : nullptr)) {}
 
 Error Runner::load() {
   return module_->load(executorch::runtime::Program::Verification::InternalConsistency);
@@ -203,11 +205,12 @@ Error describe(const EValue& value, ov_executorch_value* out) {
 
 }  // namespace
 
-int ov_executorch_runner_load(const void* data, size_t size, int etdump,
-                              ov_executorch_runner** runner) {
+int ov_executorch_runner_load(const void* data, size_t size, const void* data_map,
+                              size_t data_map_size, int etdump, ov_executorch_runner** runner) {
   ov_executorch::clear_last_error();
   *runner = nullptr;
-  auto loaded = std::unique_ptr<Runner>(new (std::nothrow) Runner(data, size, etdump != 0));
+  auto loaded = std::unique_ptr<Runner>(
+      new (std::nothrow) Runner(data, size, data_map, data_map_size, etdump != 0));
   if (!loaded) return static_cast<int>(Error::MemoryAllocationFailed);
   Error error = loaded->load();
   if (error == Error::Ok) *runner = reinterpret_cast<ov_executorch_runner*>(loaded.release());

@@ -18,10 +18,12 @@ namespace ov_executorch {
 
 class Runner {
  public:
-  // Reads the program in `size` bytes at `data`, which must outlive the runner;
+  // Reads the program in `size` bytes at `data`, which must outlive the runner,
+  // with the data file (.ptd) at `data_map` (the same; nullptr for none);
   // with `etdump`, its methods load and run with an ETDump event tracer
   // (ExecuTorch's ETDumpGen), whose events write_etdump writes.
-  Runner(const void* data, size_t size, bool etdump);
+  Runner(const void* data, size_t size, const void* data_map, size_t data_map_size,
+         bool etdump);
 
   // Parses and verifies the program (ExecuTorch's InternalConsistency check).
   executorch::runtime::Error load();

@@ -179,7 +179,7 @@ def test_the_native_reader_takes_a_few_checksummed_bytes_that_match(extra):
     from ov_convert.payload import FLAGS, HEADER, HEADER_SIZE
     from ov_runtime.native import payload_refusal
 
-    body = FLAGS.pack(2) + bytes(range(extra))
+    body = FLAGS.pack(4) + bytes(range(extra))
     header = HEADER.pack(MAGIC, VERSION, HEADER_SIZE, *[0] * 8, xxhash.xxh3_64_intdigest(body))
-    assert "flags set the bits 0x2" in payload_refusal(header + body)
+    assert "flags set the bits 0x4" in payload_refusal(header + body)
     assert "checksum does not match" in payload_refusal(header + body[:-1] + b"\xff")

@@ -80,14 +80,14 @@ def test_the_untouched_program_runs(pte, tmp_path):
     ("offset", "value", "reason"),
     [
         (0, b"NOTOURS\0", "does not start with this backend's magic"),
-        (8, struct.pack("<I", 99), "payload version is 99; this runtime reads version 3"),
+        (8, struct.pack("<I", 99), "payload version is 99; this runtime reads versions 3 to 4"),
         (
             8,
             struct.pack("<I", 2),
-            "version is 2; this runtime reads version 3; lower the program again",
+            "version is 2; this runtime reads versions 3 to 4; lower the program again",
         ),
         (12, struct.pack("<I", 40), "header_size is 40"),
-        (12, struct.pack("<I", 104), "header_size is 104; version 3 has 96, or 112"),
+        (12, struct.pack("<I", 104), "header_size is 104; version 4 has 96, or 112"),
         (12, struct.pack("<I", 112), "payload options section [96, +"),
         (24, struct.pack("<Q", 1 << 40), "payload options section [96, +1099511627776)"),
         (40, struct.pack("<Q", 1 << 40), "payload signature section"),

@@ -85,7 +85,7 @@ def test_lower_writes_a_pte_and_prints_the_partition_summary(exported, tmp_path,
     assert main(["inspect", str(pte)]) == 0
     report = capsys.readouterr().out
     assert "delegate 0 of forward: OvExecutorchBackend" in report
-    assert "payload version 3" in report
+    assert "payload version 4" in report
     assert "device CPU; properties: INFERENCE_PRECISION_HINT=bf16" in report
     assert "input 0: tensor f32[2,3]" in report and "output 0: tensor f32[2,3]" in report
     assert "forward: aten::atan2.out x1: OpenVINO's PyTorch frontend does not convert" in report

@@ -28,7 +28,7 @@ def exported():
 def test_an_exported_program_is_lowered_and_reported_with_reasons():
     report = inspect_program(exported(), compile_specs(inference_precision="bf16"))
     delegate = report.delegates[0]
-    assert delegate.backend_id == BACKEND_ID and delegate.payload_version == 3
+    assert delegate.backend_id == BACKEND_ID and delegate.payload_version == 4
     assert (delegate.device, dict(delegate.properties)) == (
         "CPU",
         {"INFERENCE_PRECISION_HINT": "bf16"},

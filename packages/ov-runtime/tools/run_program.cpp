@@ -1,8 +1,11 @@
 // ov-executorch-run: runs a .pte through ExecuTorch's C++ Module API with this
 // project's OpenVINO backend and ExecuTorch's own CPU kernels, without Python.
 //
-//   ov-executorch-run model.pte [--method forward] [--input FILE]...
+//   ov-executorch-run model.pte [--data model.ptd] [--method forward] [--input FILE]...
 //       [--output-dir DIR] [--calls N] [--option KEY=VALUE]... [--etdump FILE]
+//
+// --data names a data file (.ptd) holding named data the program keeps outside
+// it, such as its delegates' weights (ExecuTorch's external constants).
 //
 // Inputs are .npy files, or raw bytes (any other extension) in the method's
 // dtype and exported shape. Each output i is written to DIR/output_<i>.npy
@@ -64,10 +67,11 @@ struct Options {
   int calls = 1;
   std::vector<std::pair<std::string, std::string>> backend_options;
   std::string etdump;
+  std::string data;  // a .ptd, or "" for none
 };
 
 constexpr const char* kUsage =
-    "usage: ov-executorch-run PROGRAM.pte [--method NAME] [--input FILE]... "
+    "usage: ov-executorch-run PROGRAM.pte [--data FILE.ptd] [--method NAME] [--input FILE]... "
     "[--output-dir DIR] [--calls N] [--option KEY=VALUE]... [--etdump FILE]\n";
 
 int usage(const std::string& problem) {
@@ -111,6 +115,8 @@ bool parse(int argc, char** argv, Options* options, std::string* problem) {
       options->backend_options.emplace_back(option.substr(0, equals), option.substr(equals + 1));
     } else if (arg == "--etdump" && has_value) {
       options->etdump = argv[++i];
+    } else if (arg == "--data" && has_value) {
+      options->data = argv[++i];
     } else if (arg.rfind("--", 0) != 0 && options->program.empty()) {
       options->program = arg;
     } else {
@@ -309,7 +315,14 @@ int main(int argc, char** argv) {
   }
 
   const auto load_start = std::chrono::steady_clock::now();
-  Module module(options.program, Module::LoadMode::Mmap, std::move(tracer));
+  // ExecuTorch's Module maps the program and the data file (Mmap) rather than
+  // reading them: delegates' named weights are read where they lie.
+  std::unique_ptr<Module> loaded =
+      options.data.empty()
+          ? std::make_unique<Module>(options.program, Module::LoadMode::Mmap, std::move(tracer))
+          : std::make_unique<Module>(options.program, options.data, Module::LoadMode::Mmap,
+                                     std::move(tracer));
+  Module& module = *loaded;
   if (Error error = module.load(); error != Error::Ok) return fail("loading the program", error);
   auto meta = module.method_meta(options.method);
   if (!meta.ok()) {

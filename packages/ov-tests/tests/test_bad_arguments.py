@@ -16,6 +16,7 @@ import torch
 from openvino import opset13 as ops
 
 from ov_convert import MAGIC, Payload, serialize
+from ov_convert.payload import payload_end
 from ov_runtime import ExecutionError, load_program, lower, run
 
 
@@ -31,20 +32,24 @@ class Affine(torch.nn.Module):
 def with_payload_of(pte: bytes, model: ov.Model, inputs: str = "T", outputs: str = "T") -> bytes:
     """Put ``model``'s IR, with the signature ``inputs/outputs``, in place of the program's payload.
 
-    The XML and weights are padded so that the payload keeps its size.
+    The XML and weights are padded so that the payload keeps its size; the new weights
+    are carried in the section where the original named its own.
     """
     start = pte.index(MAGIC)
-    original = Payload.from_bytes(pte[start:])
-    size = len(original.to_bytes())
+    end = payload_end(pte, start)
+    original, size = Payload.from_bytes(pte[start:end]), end - start
+    named = original.named_weights
+    room = len(named.to_bytes()) if named else len(original.weights)  # the weights section
     with tempfile.TemporaryDirectory() as folder:
         xml, weights_path = serialize(model, Path(folder))
         weights = weights_path.read_bytes()
     xml_size = len(original.xml) - len(inputs + outputs) + len(original.inputs + original.outputs)
-    assert len(xml) <= xml_size and len(weights) <= len(original.weights)
+    assert len(xml) <= xml_size and len(weights) <= room
     padded = dataclasses.replace(
         original,
         xml=xml + b" " * (xml_size - len(xml)),
-        weights=weights + b"\0" * (len(original.weights) - len(weights)),
+        weights=weights + b"\0" * (room - len(weights)),
+        named_weights=None,
         inputs=inputs,
         outputs=outputs,
     ).to_bytes()

@@ -15,6 +15,7 @@ from ov_convert.payload import (
     TENSOR_ARGUMENT,
     VERSION,
     CompiledBlob,
+    NamedWeights,
     Payload,
 )
 from ov_convert.preprocess import OvExecutorchBackend
@@ -26,6 +27,7 @@ __all__ = [
     "VERSION",
     "CompiledBlob",
     "ConversionError",
+    "NamedWeights",
     "OvExecutorchBackend",
     "Payload",
     "PayloadError",

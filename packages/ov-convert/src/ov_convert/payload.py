@@ -1,11 +1,11 @@
 r"""The delegate payload: a versioned header, the compile options, and an OpenVINO IR.
 
-Layout of version 3 (all integers little-endian; the native runtime reads the
+Layout of version 4 (all integers little-endian; the native runtime reads the
 same layout in ``native/payload.cpp``)::
 
     offset  size  field
     0       8     magic  b"OVEXIR\0\0"
-    8       4     version (uint32), 3
+    8       4     version (uint32), 4
     12      4     header_size (uint32): bytes of this header, 96, or 112
                   with a compiled blob
     16      8     options_offset (uint64)    the device and OpenVINO properties
@@ -14,7 +14,8 @@ same layout in ``native/payload.cpp``)::
     40      8     signature_size (uint64)
     48      8     xml_offset (uint64)        model XML, UTF-8
     56      8     xml_size (uint64)
-    64      8     weights_offset (uint64)    OpenVINO .bin weights, 64-byte aligned
+    64      8     weights_offset (uint64)    OpenVINO .bin weights, or where
+                                               they are (NAMED_WEIGHTS), 64-byte aligned
     72      8     weights_size (uint64)
     80      8     checksum (uint64): XXH3-64 (the ``xxhash`` package's
                   ``xxh3_64``, seed 0) of every byte from offset 88 on: the
@@ -24,8 +25,10 @@ same layout in ``native/payload.cpp``)::
                   ``ov_convert.int8_saturation.int8_products_may_saturate``); the
                   runtime then computes those layers in float32 on a CPU
                   without VNNI, whose int8 kernels would saturate the
-                  products. Other bits are 0, and readers refuse a payload
-                  that sets one.
+                  products. Bit 1, ``NAMED_WEIGHTS``: the weights section
+                  holds a :class:`NamedWeights` reference to ExecuTorch's
+                  named data, not the weights. Other bits are 0, and readers
+                  refuse a payload that sets one.
     96      8     blob_offset (uint64)       only in a payload with a compiled
     104     8     blob_size (uint64)         blob, whose header_size is 112
 
@@ -43,7 +46,12 @@ ends (readers accept this layout and no other):
   Parameter, a Constant, or the same value as an earlier output), which the
   runtime copies out after inference instead of binding ExecuTorch's buffer.
   The runtime picks each argument's binding from it when the delegate loads.
-* xml, then zero padding to the next 64-byte boundary, then the weights.
+* xml, then zero padding to the next 64-byte boundary, then the weights: the
+  IR's ``.bin`` itself or, with ``NAMED_WEIGHTS``, the named data key of the
+  ``.bin`` (NUL-terminated UTF-8), its size and its XXH3-64 (two uint64). The
+  runtime gets those bytes from the method's ``NamedDataMap``, in the ``.pte``
+  or in a ``.ptd`` beside it, checks their size and checksum, and hands them
+  to OpenVINO where the data loader put them.
 * blob (optional, the ``compiled_blob`` compile spec): zero padding to the
   next 64-byte boundary, then the OpenVINO version and the device's full name
   it was compiled with (``ov.get_version()``, the ``FULL_DEVICE_NAME``
@@ -51,9 +59,10 @@ ends (readers accept this layout and no other):
   ``CompiledModel.export_model`` wrote. The runtime imports it when both
   strings match its own, and compiles the IR otherwise.
 
-Payloads of versions 1 and 2 are refused with a message to lower the program
-again: version 1 carried no options or signature, and version 2 left the flags
-outside its checksum.
+Version 4 added ``NAMED_WEIGHTS``; a version 3 payload is version 4 without
+that flag, and is read as before. Payloads of versions 1 and 2 are refused
+with a message to lower the program again: version 1 carried no options or
+signature, and version 2 left the flags outside its checksum.
 
 Readers of version 3 once refused fewer than 241 checksummed bytes (the
 runtime's checksum took no shorter input); they now take any number. That
@@ -70,7 +79,7 @@ from __future__ import annotations
 import struct
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import xxhash
@@ -78,7 +87,9 @@ import xxhash
 from ov_convert.exceptions import PayloadError
 
 MAGIC = b"OVEXIR\0\0"
-VERSION = 3
+VERSION = 4
+READ_VERSIONS = (3, 4)
+"""Versions this release reads; version 3 has no ``NAMED_WEIGHTS``."""
 HEADER = struct.Struct("<8sII9Q")
 """The header up to the checksum."""
 FLAGS = struct.Struct("<Q")
@@ -88,7 +99,13 @@ HEADER_SIZE = HEADER.size + FLAGS.size
 BLOB_FIELDS = struct.Struct("<QQ")
 """The blob's offset and size after the flags, in a payload that carries one."""
 WIDE_INT8_WEIGHTS = 1
-KNOWN_FLAGS = WIDE_INT8_WEIGHTS
+NAMED_WEIGHTS = 2
+KNOWN_FLAGS = {3: WIDE_INT8_WEIGHTS, 4: WIDE_INT8_WEIGHTS | NAMED_WEIGHTS}
+"""The flag bits each version knows."""
+_FLAG_NAMES = {
+    WIDE_INT8_WEIGHTS: "bit 0 (WIDE_INT8_WEIGHTS)",
+    NAMED_WEIGHTS: "bit 1 (NAMED_WEIGHTS)",
+}
 WEIGHTS_ALIGNMENT = 64
 COPY_CHUNK = 16 << 20
 """Bytes of weights :meth:`Payload.to_bytes` copies from a file at a time."""
@@ -98,6 +115,54 @@ COPIED_ARGUMENT = "C"
 """The letters of the payload's signature: a delegate argument bound as a tensor, passed as a
 scalar, or (outputs only) a tensor copied after inference; ``kTensorArgument``,
 ``kScalarArgument`` and ``kCopiedArgument`` of the native reader."""
+
+
+NAMED_WEIGHTS_FIELDS = struct.Struct("<QQ")
+"""The size and the XXH3-64 of named weights, after their key."""
+
+
+@dataclass(frozen=True)
+class NamedWeights:
+    """Where a delegate's weights are: a key of ExecuTorch's named data, with their size and checksum.
+
+    ExecuTorch stores named data once per key, in the ``.pte`` or in a ``.ptd``
+    beside it, and hands it to a backend's ``init`` through the method's
+    ``NamedDataMap``; so delegates that name the same key share one copy.
+
+    Attributes:
+        key: The named data key (UTF-8, no NUL).
+        size: The weights' size in bytes.
+        checksum: XXH3-64 (seed 0) of the weights, which the runtime verifies
+            before OpenVINO reads them.
+    """
+
+    key: str
+    size: int
+    checksum: int
+
+    @classmethod
+    def of(cls, key: str, weights: bytes | bytearray | memoryview) -> NamedWeights:
+        """The reference to ``weights`` stored under ``key``."""
+        return cls(key, len(weights), xxhash.xxh3_64_intdigest(weights))
+
+    def to_bytes(self) -> bytes:
+        """The weights section: the key, NUL-terminated, then the size and the checksum."""
+        return self.key.encode() + b"\0" + NAMED_WEIGHTS_FIELDS.pack(self.size, self.checksum)
+
+    @classmethod
+    def from_bytes(cls, section: bytes) -> NamedWeights:
+        """Parse a weights section of a payload with ``NAMED_WEIGHTS``.
+
+        Raises:
+            PayloadError: The section is not a key, a NUL and two uint64.
+        """
+        key, nul, fields = section.partition(b"\0")
+        if not key or not nul or len(fields) != NAMED_WEIGHTS_FIELDS.size:
+            raise PayloadError(
+                "payload weights section is not a named data key, NUL-terminated, then the "
+                "weights' size and checksum (two uint64)"
+            )
+        return cls(key.decode(errors="replace"), *NAMED_WEIGHTS_FIELDS.unpack(fields))
 
 
 @dataclass(frozen=True)
@@ -145,7 +210,8 @@ class Payload:
 
     Attributes:
         xml: The model XML (UTF-8 bytes).
-        weights: The model's ``.bin`` weights (bytes; may be empty).
+        weights: The model's ``.bin`` weights (bytes; may be empty), or
+            empty when ``named_weights`` says where they are.
         device: The OpenVINO device string to compile for (``CPU``).
         properties: OpenVINO properties to compile with
             (``{"INFERENCE_PRECISION_HINT": "f32"}``).
@@ -154,6 +220,8 @@ class Payload:
             tensor passed through from an input, a constant or another output).
         wide_int8_weights: The ``WIDE_INT8_WEIGHTS`` flag.
         compiled_blob: The model compiled for ``device`` at lowering, or None.
+        named_weights: Where the weights are in ExecuTorch's named data (the
+            ``NAMED_WEIGHTS`` flag), or None when the payload carries them.
     """
 
     xml: bytes
@@ -164,8 +232,11 @@ class Payload:
     outputs: str = ""
     wide_int8_weights: bool = False
     compiled_blob: CompiledBlob | None = None
+    named_weights: NamedWeights | None = None
 
     def __post_init__(self) -> None:
+        if self.named_weights is not None and self.weights:
+            raise PayloadError("payload weights are carried or named, not both")
         for text in (self.device, *self.properties, *self.properties.values()):
             if "\0" in text:
                 raise PayloadError(f"payload option {text!r} holds a NUL character")
@@ -191,10 +262,18 @@ class Payload:
                 model down.
 
         Raises:
-            PayloadError: The payload has both ``weights`` and a ``weights_file``.
+            PayloadError: The payload has both ``weights`` (or ``named_weights``)
+                and a ``weights_file``.
         """
-        if weights_file is not None and self.weights:
+        if weights_file is not None and (self.weights or self.named_weights):
             raise PayloadError("payload weights come from its bytes or from a file, not both")
+        if self.named_weights is not None:
+            return replace(self, weights=self.named_weights.to_bytes(), named_weights=None)._write(
+                None, NAMED_WEIGHTS
+            )
+        return self._write(weights_file, 0)
+
+    def _write(self, weights_file: Path | None, flags_set: int) -> bytes:
         strings = [self.device, *(s for pair in self.properties.items() for s in pair)]
         options = b"".join(s.encode("utf-8") + b"\0" for s in strings)
         signature = f"{self.inputs}/{self.outputs}".encode("ascii")
@@ -206,7 +285,7 @@ class Payload:
         padding = b"\0" * (offsets[3] - offsets[2] - len(self.xml))
         before_weights = (options, signature, self.xml, padding)
         after_weights = (b"\0" * (offsets[-1] - offsets[3] - weights_size), blob) if blob else ()
-        flags = FLAGS.pack(WIDE_INT8_WEIGHTS if self.wide_int8_weights else 0)
+        flags = FLAGS.pack((WIDE_INT8_WEIGHTS if self.wide_int8_weights else 0) | flags_set)
         if blob:
             flags += BLOB_FIELDS.pack(offsets[-1], len(blob))
         fields = [value for pair in zip(offsets[:4], sizes, strict=True) for value in pair]
@@ -263,9 +342,11 @@ class Payload:
         inputs, slash, outputs = signature.decode("ascii", errors="replace").partition("/")
         if not slash:
             raise PayloadError(f"payload signature {signature!r} has no '/'")
+        named = NamedWeights.from_bytes(weights) if flags & NAMED_WEIGHTS else None
         return cls(
             xml=xml,
-            weights=weights,
+            weights=b"" if named else weights,
+            named_weights=named,
             device=text[0],
             properties=dict(zip(text[1::2], text[2::2], strict=True)),
             inputs=inputs,
@@ -327,24 +408,28 @@ def _verified_header(data: bytes) -> tuple[int, list[int], int]:
     magic, version, header_size, *fields, checksum = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise PayloadError(f"payload magic is {magic!r}; expected {MAGIC!r}")
-    if version != VERSION:
+    if version not in READ_VERSIONS:
         raise PayloadError(
-            f"payload version is {version}; this release reads version {VERSION}"
+            f"payload version is {version}; this release reads versions "
+            f"{' and '.join(map(str, READ_VERSIONS))}"
             + ("; lower the program again with this release" if version < VERSION else "")
         )
     sizes = (HEADER_SIZE, HEADER_SIZE + BLOB_FIELDS.size)
     if header_size not in sizes or header_size > len(data):
         raise PayloadError(
-            f"payload header_size is {header_size}; version {VERSION} has {sizes[0]}, or "
+            f"payload header_size is {header_size}; version {version} has {sizes[0]}, or "
             f"{sizes[1]} with a compiled blob, within the {len(data)} bytes given"
         )
     if xxhash.xxh3_64_intdigest(memoryview(data)[CHECKSUMMED_FROM:]) != checksum:
         raise PayloadError("payload checksum does not match its bytes: the payload is corrupt")
     (flags,) = FLAGS.unpack_from(data, CHECKSUMMED_FROM)
-    if unknown := flags & ~KNOWN_FLAGS:
+    if unknown := flags & ~KNOWN_FLAGS[version]:
+        known = " and ".join(
+            name for bit, name in _FLAG_NAMES.items() if bit & KNOWN_FLAGS[version]
+        )
         raise PayloadError(
-            f"payload flags set the bits {unknown:#x}, which this release does not know; it "
-            f"knows only bit 0 (WIDE_INT8_WEIGHTS)"
+            f"payload flags set the bits {unknown:#x}, which version {version} does not have; "
+            f"it has {known}"
         )
     if header_size == sizes[1]:
         fields += BLOB_FIELDS.unpack_from(data, HEADER_SIZE)

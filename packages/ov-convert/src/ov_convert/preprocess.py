@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar, final
 
 import openvino as ov
 import torch
+from executorch.exir._serialize._named_data_store import NamedDataStore
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.dim_order_utils import get_memory_format
@@ -27,7 +29,8 @@ from ov_convert.convert import (
 from ov_convert.extensions import EXTENSION_OPS
 from ov_convert.int8_saturation import int8_products_may_saturate
 from ov_convert.model_pipeline import finish_model
-from ov_convert.payload import Payload
+from ov_convert.named_weights import ALIGNMENT, external_tag, pool_weights, weights_key
+from ov_convert.payload import NamedWeights, Payload
 from ov_convert.states import State, lift_states
 from ov_passes import DEFAULT_PASSES, REWRITES, run_passes
 from ov_spec import BACKEND_ID, OpenvinoOptions
@@ -130,44 +133,120 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
     ) -> PreprocessResult:
         """Run the graph passes, convert the partition and return the payload.
 
-        The compile specs are resolved here, once, into the device and the
-        OpenVINO properties the payload carries (``ov_spec.OpenvinoOptions``);
-        the runtime applies them as they are. Buffers the partition mutates
-        become OpenVINO state (:mod:`ov_convert.states`), so the delegate's
-        inputs and outputs are the partition's user inputs and outputs alone.
-        With the ``compiled_blob`` compile spec, the model is also compiled
-        for the device here and the exported blob stored beside the IR
-        (:mod:`ov_convert.compiled_blob`).
-
-        Args:
-            edge_program: The partition, in edge dialect.
-            compile_specs: The delegate's compile specs.
+        One partition lowered alone: :meth:`preprocess_multimethod` of it, so
+        its weights are named data too.
 
         Raises:
             CompileSpecError: A compile spec is not valid (checked before conversion).
             ConversionError: OpenVINO could not convert the partition, or
                 could not compile it for the device to store a compiled blob.
         """
-        options = OpenvinoOptions.from_compile_specs(compile_specs)
-        model, inputs, outputs = _convert(edge_program)
-        properties = options.properties()
-        blob = compile_blob(model, options.device, properties) if options.compiled_blob else None
-        with tempfile.TemporaryDirectory(prefix="ov_executorch_") as folder:
-            xml, weights = serialize(model, Path(folder))
-            payload = Payload(
-                xml=xml,
-                weights=b"",
-                device=options.device,
-                properties=properties,
-                inputs=signature(inputs),
-                outputs=output_signature(model, outputs),
-                wide_int8_weights=int8_products_may_saturate(model),
-                compiled_blob=blob,
-            ).to_bytes(weights_file=weights)
-        logger.debug(
-            "serialized a partition for %s: %d payload bytes", options.device, len(payload)
+        results = OvExecutorchBackend.preprocess_multimethod(
+            {"": [edge_program]}, {"": [compile_specs]}
         )
-        return PreprocessResult(processed_bytes=payload)
+        return results[""][0]
+
+    @classmethod
+    def preprocess_multimethod(
+        cls,
+        edge_programs: dict[str, list[ExportedProgram]],
+        compile_specs: dict[str, list[list[CompileSpec]]],
+    ) -> dict[str, list[PreprocessResult]]:
+        """Run the graph passes, convert each partition of every method, and return the payloads.
+
+        ExecuTorch's ``to_backend`` hands a backend every partition of every
+        method at once here. The compile specs are resolved once per
+        partition into the device and the OpenVINO properties its payload
+        carries (``ov_spec.OpenvinoOptions``); the runtime applies them as
+        they are. Buffers a partition mutates become OpenVINO state
+        (:mod:`ov_convert.states`), so a delegate's inputs and outputs are
+        its partition's user inputs and outputs alone. With the
+        ``compiled_blob`` compile spec, the model is also compiled for the
+        device and the exported blob stored beside the IR
+        (:mod:`ov_convert.compiled_blob`).
+
+        The weights of all the partitions are one piece of ExecuTorch named
+        data (:mod:`ov_convert.named_weights`), each distinct constant once,
+        which every payload names: in the ``.pte``, or in the ``.ptd`` that
+        ExecuTorch's external-constants pass tagged the constants for. It
+        rides on the first partition's result; ExecuTorch merges the named
+        data of all of them into the program.
+
+        Args:
+            edge_programs: Each method's partitions, in edge dialect.
+            compile_specs: Each partition's compile specs, in the same order.
+
+        Returns:
+            Each method's results, in the order of its partitions.
+
+        Raises:
+            CompileSpecError: A compile spec is not valid (checked before conversion).
+            ConversionError: OpenVINO could not convert a partition, or could
+                not compile it for the device to store a compiled blob, or the
+                constants name more than one data file.
+        """
+        partitions = [
+            (method, program, OpenvinoOptions.from_compile_specs(specs))
+            for method, programs in edge_programs.items()
+            for program, specs in zip(programs, compile_specs[method], strict=True)
+        ]
+        tag = external_tag(program for _, program, _ in partitions)
+        with tempfile.TemporaryDirectory(prefix="ov_executorch_") as folder:
+            lowered = [
+                _lower(program, options, Path(folder) / str(index))
+                for index, (_, program, options) in enumerate(partitions)
+            ]
+            xmls, weights = pool_weights([(part.xml, part.weights_path) for part in lowered])
+        named = NamedWeights.of(weights_key(weights), weights) if weights else None
+        store = NamedDataStore()
+        if named is not None:
+            store.add_named_data(named.key, bytes(weights), ALIGNMENT, external_tag=tag)
+        del weights
+        results: dict[str, list[PreprocessResult]] = {method: [] for method in edge_programs}
+        for index, ((method, _, _), part, xml) in enumerate(
+            zip(partitions, lowered, xmls, strict=True)
+        ):
+            payload = replace(part.payload, xml=xml, named_weights=named).to_bytes()
+            logger.debug(
+                "serialized a partition of %r for %s: %d payload bytes",
+                method,
+                part.payload.device,
+                len(payload),
+            )
+            data = store.get_named_data_store_output() if index == 0 and named else None
+            results[method].append(
+                PreprocessResult(processed_bytes=payload, data_store_output=data)
+            )
+        return results
+
+
+@dataclass(frozen=True)
+class _Lowered:
+    """A partition converted and serialized: its payload but for the weights, and their file."""
+
+    payload: Payload
+    xml: bytes
+    weights_path: Path
+
+
+def _lower(program: ExportedProgram, options: OpenvinoOptions, folder: Path) -> _Lowered:
+    """Convert one partition and save its IR in ``folder`` (made here)."""
+    model, inputs, outputs = _convert(program)
+    properties = options.properties()
+    blob = compile_blob(model, options.device, properties) if options.compiled_blob else None
+    folder.mkdir()
+    xml, weights_path = serialize(model, folder)
+    payload = Payload(
+        xml=b"",
+        weights=b"",
+        device=options.device,
+        properties=properties,
+        inputs=signature(inputs),
+        outputs=output_signature(model, outputs),
+        wide_int8_weights=int8_products_may_saturate(model),
+        compiled_blob=blob,
+    )
+    return _Lowered(payload, xml, weights_path)
 
 
 assert OvExecutorchBackend.__name__ == BACKEND_ID

@@ -53,6 +53,10 @@ class DelegateReport:
             an output that ExecuTorch would copy.
         compiled_blob: The compiled blob it carries (``"266642 bytes for AMD
             EPYC by OpenVINO 2026.4.1-..."``), else "".
+        weights: Where its weights are: ``"1024 bytes in the payload"``, or
+            ``"4200616 bytes of named data OvExecutorchBackend.weights.970b..."``
+            (in the ``.pte``, or ``"... in a data file"`` when a ``.ptd`` holds
+            them), else "".
         problem: Why the payload could not be read, else "".
     """
 
@@ -66,6 +70,7 @@ class DelegateReport:
     outputs: Sequence[str] = ()
     states: Sequence[str] = ()
     compiled_blob: str = ""
+    weights: str = ""
     problem: str = ""
 
 
@@ -98,6 +103,7 @@ class ProgramReport:
             properties = " ".join(f"{k}={v}" for k, v in delegate.properties.items())
             lines.append(f"  payload version {delegate.payload_version}")
             lines.append(f"  device {delegate.device}; properties: {properties or 'none'}")
+            lines.append(f"  weights: {delegate.weights}")
             lines += [f"  input {i}: {port}" for i, port in enumerate(delegate.inputs)]
             lines += [f"  output {i}: {port}" for i, port in enumerate(delegate.outputs)]
             lines += [f"  state {state}" for state in delegate.states]
@@ -131,15 +137,21 @@ def inspect_program(
     if isinstance(program, ExportedProgram):
         program = lower(program, compile_specs=compile_specs)
     if isinstance(program, LoweredProgram):
-        schema = program.program.executorch_program
-        return ProgramReport(_delegates(schema), dict(program.rejections))
+        rejections = dict(program.rejections)
+        return _read_program(
+            program.buffer,
+            lambda schema, named: ProgramReport(_delegates(schema, named), rejections),
+        )
     return _read_program(
-        program, lambda schema: ProgramReport(_delegates(schema), _cpu_kernels(schema))
+        program,
+        lambda schema, named: ProgramReport(_delegates(schema, named), _cpu_kernels(schema)),
     )
 
 
-def _read_program(program: bytes | str | Path, read: Callable[[Program], _T]) -> _T:
-    """Deserialize a ``.pte`` given as bytes or a path and ``read`` it.
+def _read_program(
+    program: bytes | str | Path, read: Callable[[Program, Mapping[str, bytes]], _T]
+) -> _T:
+    """Deserialize a ``.pte`` given as bytes or a path and ``read`` it with its named data.
 
     Damaged bytes may deserialize into a program with missing parts, which
     fails only when read, so ``read`` runs inside the same check.
@@ -151,7 +163,14 @@ def _read_program(program: bytes | str | Path, read: Callable[[Program], _T]) ->
     data = program if isinstance(program, bytes) else Path(program).read_bytes()
     check_identifier(data[:8], "the buffer" if isinstance(program, bytes) else str(program))
     try:
-        return read(deserialize_pte_binary(data).program)
+        pte = deserialize_pte_binary(data)
+        named = pte.named_data
+        return read(
+            pte.program,
+            {}
+            if named is None
+            else {key: named.buffers[entry.buffer_index] for key, entry in named.pte_data.items()},
+        )
     except Exception as error:  # the deserializer raises several kinds for damaged bytes
         raise ExecutionError(f"cannot read the ExecuTorch program: {error}") from error
 
@@ -187,12 +206,12 @@ def runtime_precisions(
             delegate's payload is damaged.
         PayloadError: A delegate's payload in a ``LoweredProgram`` is damaged.
     """
-    if isinstance(program, LoweredProgram):
-        return _precisions(program.program.executorch_program)
-    return _read_program(program, _precisions)
+    return _read_program(
+        program.buffer if isinstance(program, LoweredProgram) else program, _precisions
+    )
 
 
-def _precisions(schema: Program) -> list[dict[str, dict[str, int]]]:
+def _precisions(schema: Program, named: Mapping[str, bytes]) -> list[dict[str, dict[str, int]]]:
     core = ov.Core()
     counts = []
     for plan in schema.execution_plan:
@@ -202,7 +221,7 @@ def _precisions(schema: Program) -> list[dict[str, dict[str, int]]]:
             processed = bytes(schema.backend_delegate_data[delegate.processed.index].data)
             payload = Payload.from_bytes(processed)
             compiled = core.compile_model(
-                _read_model(core, payload), payload.device, compile_properties(processed)
+                _read_model(core, payload, named), payload.device, compile_properties(processed)
             )
             layers: dict[str, collections.Counter[str]] = collections.defaultdict(
                 collections.Counter
@@ -216,12 +235,52 @@ def _precisions(schema: Program) -> list[dict[str, dict[str, int]]]:
     return counts
 
 
-def _read_model(core: ov.Core, payload: Payload) -> ov.Model:
-    weights = ov.Tensor(np.frombuffer(payload.weights, dtype=np.uint8).copy())
+def _read_model(core: ov.Core, payload: Payload, named: Mapping[str, bytes]) -> ov.Model:
+    """The payload's model, with its named weights from ``named``.
+
+    Weights kept in a data file that was not given read as zeros: the IR's
+    ports, states and layer precisions do not depend on their values.
+    """
+    reference = payload.named_weights
+    data = payload.weights if reference is None else named.get(reference.key, bytes(reference.size))
+    weights = ov.Tensor(np.frombuffer(data, dtype=np.uint8).copy())
     return core.read_model(model=payload.xml, weights=weights)
 
 
-def _delegates(program: Program) -> list[DelegateReport]:
+def delegate_models(program: bytes | str | Path) -> list[tuple[Payload, ov.Model]]:
+    """Each delegate of this backend in a ``.pte``: its payload and its OpenVINO model.
+
+    The model is read with OpenVINO's Python API from the payload's IR and its
+    weights (from the program's named data when the payload names them), as
+    the runtime reads it; weights kept in a data file read as zeros.
+
+    Raises:
+        OSError: The path cannot be read.
+        ExecutionError: The bytes are not an ExecuTorch program, or a payload is damaged.
+    """
+
+    def read(schema: Program, named: Mapping[str, bytes]) -> list[tuple[Payload, ov.Model]]:
+        core = ov.Core()
+        payloads = [
+            Payload.from_bytes(bytes(schema.backend_delegate_data[delegate.processed.index].data))
+            for plan in schema.execution_plan
+            for delegate in plan.delegates
+            if delegate.id == BACKEND_ID
+        ]
+        return [(payload, _read_model(core, payload, named)) for payload in payloads]
+
+    return _read_program(program, read)
+
+
+def _weights(payload: Payload, named: Mapping[str, bytes]) -> str:
+    reference = payload.named_weights
+    if reference is None:
+        return f"{len(payload.weights)} bytes in the payload"
+    where = "" if reference.key in named else " in a data file"
+    return f"{reference.size} bytes of named data {reference.key}{where}"
+
+
+def _delegates(program: Program, named: Mapping[str, bytes]) -> list[DelegateReport]:
     reports = []
     for plan in program.execution_plan:
         for delegate in plan.delegates:
@@ -230,7 +289,7 @@ def _delegates(program: Program) -> list[DelegateReport]:
                 reports.append(DelegateReport(plan.name, delegate.id, len(data)))
                 continue
             try:
-                reports.append(_read_payload(plan.name, data))
+                reports.append(_read_payload(plan.name, data, named))
             except (PayloadError, RuntimeError) as error:
                 reports.append(
                     DelegateReport(plan.name, delegate.id, len(data), problem=str(error))
@@ -238,12 +297,12 @@ def _delegates(program: Program) -> list[DelegateReport]:
     return reports
 
 
-def _read_payload(method: str, data: bytes) -> DelegateReport:
+def _read_payload(method: str, data: bytes, named: Mapping[str, bytes]) -> DelegateReport:
     # OpenVINO reads nothing the runtime would refuse (a hostile XML exhausts its reader's memory).
     if refusal := payload_refusal(data):
         raise PayloadError(refusal)
     payload = Payload.from_bytes(data)
-    model = _read_model(ov.Core(), payload)
+    model = _read_model(ov.Core(), payload, named)
     return DelegateReport(
         method=method,
         backend_id=BACKEND_ID,
@@ -260,6 +319,7 @@ def _read_payload(method: str, data: bytes) -> DelegateReport:
         compiled_blob=""
         if (blob := payload.compiled_blob) is None
         else f"{len(blob.data)} bytes for {blob.device_name} by OpenVINO {blob.openvino_version}",
+        weights=_weights(payload, named),
     )
 
 

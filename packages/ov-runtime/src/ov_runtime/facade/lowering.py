@@ -8,6 +8,7 @@ import sys
 import warnings
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -52,10 +53,17 @@ class LoweredProgram:
         """The serialized ``.pte``."""
         return bytes(self.program.buffer)
 
-    def save(self, path: str) -> None:
-        """Write the ``.pte`` to ``path``."""
+    def save(self, path: str | Path) -> None:
+        """Write the ``.pte`` to ``path``, and beside it each data file (``.ptd``) the program has.
+
+        A program has data files when its constants were tagged by ExecuTorch's
+        external-constants pass (its delegates' weights then live there;
+        ``load_program(..., data_path=...)`` takes them back).
+        """
         with open(path, "wb") as file:
             self.program.write_to_file(file)
+        if self.program._tensor_data:  # ExecuTorch's own check, which its writer asserts
+            self.program.write_tensor_data_to_file(str(Path(path).parent))
 
 
 def _is_delegate_plumbing(node: torch.fx.Node) -> bool:

@@ -89,6 +89,7 @@ class LoadedProgram:
 
     Attributes:
         data: The ``.pte`` bytes.
+        data_file: The bytes of the data file (``.ptd``) it loaded with, or None.
         backend_options: The load-time options every method's delegates get
             (:func:`ov_spec.runtime_options`: ``device`` or OpenVINO property
             names, with text values).
@@ -105,12 +106,13 @@ class LoadedProgram:
         data: bytes,
         backend_options: Mapping[str, object] | None = None,
         enable_etdump: bool = False,
+        data_file: bytes | None = None,
     ) -> None:
-        self.data = data
+        self.data, self.data_file = data, data_file
         self.backend_options = runtime_options(backend_options or {})
         self.enable_etdump = enable_etdump
         # Verifies the flatbuffer before it is read here.
-        self._runner = NativeRunner(data, etdump=enable_etdump)
+        self._runner = NativeRunner(data, data_file, etdump=enable_etdump)
         try:
             self._plans: dict[str, Plan] = {plan.name: plan for plan in read_plans(data)}
         except ValueError as error:
@@ -234,11 +236,18 @@ def load_program(
     backend_options: Mapping[str, object] | None = None,
     *,
     enable_etdump: bool = False,
+    data_path: str | Path | None = None,
 ) -> LoadedProgram:
     """Load a ``.pte`` (bytes or a path) into ExecuTorch's runtime with this backend registered.
 
     Args:
         pte: The program.
+        data_path: A data file (``.ptd``) holding named data the program keeps
+            outside the ``.pte``, as ``executorch.runtime``'s
+            ``load_program(..., data_path=...)`` takes it: the delegates'
+            weights, when the program was lowered with ExecuTorch's external
+            constants (``docs/python-api.md``). A delegate whose weights are
+            in neither fails its method's load, naming them.
         backend_options: Load-time options for every delegate of this backend,
             as ExecuTorch's ``LoadBackendOptionsMap`` gives them: ``device`` or a
             compile spec key with an OpenVINO property (``inference_precision``),
@@ -256,7 +265,7 @@ def load_program(
         CompileSpecError: A backend option is unknown or has a bad value.
         BackendUnavailableError: The native backend cannot be loaded.
         ExecutionError: The bytes are not a ``.pte``, or ExecuTorch refused the program.
-        OSError: The path cannot be read.
+        OSError: A path cannot be read.
     """
     load_backend()
     take_last_error()  # a reason from an earlier call does not explain this one
@@ -268,7 +277,8 @@ def load_program(
             raise FileNotFoundError(f"no program at {path}")
         data, where = path.read_bytes(), str(path)
     check_identifier(data[:8], where)
-    return LoadedProgram(data, backend_options, enable_etdump)
+    data_file = None if data_path is None else Path(data_path).read_bytes()
+    return LoadedProgram(data, backend_options, enable_etdump, data_file)
 
 
 def run(

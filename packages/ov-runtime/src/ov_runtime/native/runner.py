@@ -80,6 +80,8 @@ def _runner_library() -> ctypes.CDLL:
     library.ov_executorch_runner_load.argtypes = [
         ctypes.c_char_p,
         ctypes.c_size_t,
+        ctypes.c_char_p,
+        ctypes.c_size_t,
         ctypes.c_int,
         ctypes.POINTER(ctypes.c_void_p),
     ]
@@ -172,6 +174,9 @@ class NativeRunner:
 
     Args:
         data: The ``.pte`` bytes; kept here, since the native side reads them.
+        data_file: The bytes of a data file (``.ptd``) holding named data the
+            program keeps outside it (ExecuTorch's external data, such as its
+            delegates' weights), or None; kept here as well.
         etdump: Record ExecuTorch's events (method loads and calls, and this
             backend's delegate events) for :meth:`write_etdump`.
 
@@ -181,13 +186,18 @@ class NativeRunner:
             verify), or no memory was left for it.
     """
 
-    def __init__(self, data: bytes, etdump: bool = False) -> None:
+    def __init__(self, data: bytes, data_file: bytes | None = None, etdump: bool = False) -> None:
         self._library = _runner_library()
-        self._data = data
+        self._data, self._data_file = data, data_file
         handle = ctypes.c_void_p()
         with calls_in_flight:
             code = self._library.ov_executorch_runner_load(
-                data, len(data), int(etdump), ctypes.byref(handle)
+                data,
+                len(data),
+                data_file,
+                len(data_file or b""),
+                int(etdump),
+                ctypes.byref(handle),
             )
         if code:
             raise _failure("loading the program", code)

@@ -39,8 +39,8 @@ import numpy as np
 import openvino as ov
 import torch
 
-from ov_convert import Payload
 from ov_runtime import generate, load_program, lower
+from ov_runtime.facade.inspection import delegate_models
 from ov_tests.benchmarks._timing import report
 from ov_tests.llm import decode_step_bytes, export_decoder
 
@@ -144,15 +144,8 @@ def _openvino(pte: bytes) -> Callable[[torch.Tensor, torch.Tensor], object]:
     counters ExecuTorch keeps (transformers' ``cumulative_length``), and gives
     the counters' new values before the logits; here they go round in numpy.
     """
-    from executorch.exir._serialize._program import deserialize_pte_binary
-
-    program = deserialize_pte_binary(pte).program
-    (data,) = program.backend_delegate_data
-    payload = Payload.from_bytes(bytes(data.data))
-    core = ov.Core()
-    weights = ov.Tensor(np.frombuffer(payload.weights, dtype=np.uint8).copy())
-    model = core.read_model(model=payload.xml, weights=weights)
-    compiled = core.compile_model(model, payload.device, dict(payload.properties))
+    ((payload, model),) = delegate_models(pte)
+    compiled = ov.Core().compile_model(model, payload.device, dict(payload.properties))
     request = compiled.create_infer_request()
     counters = [np.zeros((), np.int64) for _ in model.inputs[2:]]
 

@@ -3,11 +3,14 @@
 Each mutation belongs to a family, drawn by one seeded generator:
 
 * ``bytes`` (corrupt or crafted): a cut, a header byte, an XML byte
-  (non-ASCII ones too), a weight byte, or a byte of the compiled blob;
+  (non-ASCII ones too), a byte of the weights section (the weights, or where
+  a payload of named weights finds them), or a byte of the compiled blob;
 * the crafted families below, which keep the model (``same_model``): the
   device (invalid UTF-8, lists that name a device twice, unknown devices),
   an OpenVINO property (unknown keys, hostile values, too many), the
-  signature (letters that lie about the outputs), the flags (unknown bits),
+  signature (letters that lie about the outputs), the flags (unknown bits;
+  a flipped ``NAMED_WEIGHTS`` makes the weights section mean other weights,
+  so that one may change the model),
   the blob's OpenVINO version and device name, and the XML's nesting (deep
   elements in ``rt_info``, an element flood, constructs the converter never
   writes).
@@ -27,6 +30,8 @@ from dataclasses import dataclass
 from ov_convert.payload import (
     CHECKSUMMED_FROM,
     HEADER_SIZE,
+    NAMED_WEIGHTS,
+    WIDE_INT8_WEIGHTS,
     reseal,
     section_offsets,
 )
@@ -256,9 +261,7 @@ def mutations(payload: bytes, program: str, count: int, seed: int = 0) -> Iterat
             yield _bytes_mutation(payload, sections, generator, base)
             continue
         if family == "flags":
-            bits = generator.choice((2, 4, 1 << 63, generator.getrandbits(64) | 2, 1))
-            writes = ((CHECKSUMMED_FROM, struct.pack("<Q", bits)),)
-            yield dataclasses.replace(base, what=f"flags {bits:#x}", writes=writes)
+            yield _flags_mutation(payload, generator, base)
             continue
         name, draw = {
             "options": ("options", _options),
@@ -268,6 +271,22 @@ def mutations(payload: bytes, program: str, count: int, seed: int = 0) -> Iterat
         }[family]
         what, section = draw(sections, generator)
         yield dataclasses.replace(base, what=what, sections=((name, section),))
+
+
+def _flags_mutation(payload: bytes, generator: random.Random, base: Mutation) -> Mutation:
+    """Unknown bits, or ``WIDE_INT8_WEIGHTS``, keeping the model.
+
+    One in five also flips ``NAMED_WEIGHTS``, which makes the weights section mean
+    other weights: another model.
+    """
+    (original,) = struct.unpack_from("<Q", payload, CHECKSUMMED_FROM)
+    bits = generator.choice((4, 1 << 63, generator.getrandbits(64) | 4, WIDE_INT8_WEIGHTS))
+    bits |= original & NAMED_WEIGHTS
+    if generator.random() < 0.2:
+        bits ^= NAMED_WEIGHTS
+    writes = ((CHECKSUMMED_FROM, struct.pack("<Q", bits)),)
+    same_model = not (bits ^ original) & NAMED_WEIGHTS
+    return dataclasses.replace(base, what=f"flags {bits:#x}", writes=writes, same_model=same_model)
 
 
 def _bytes_mutation(

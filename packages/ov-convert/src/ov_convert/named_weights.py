@@ -1,0 +1,114 @@
+"""The weights of a program's delegates as one piece of ExecuTorch named data.
+
+OpenVINO's C API reads a model from its XML and one buffer of weights
+(``ov_core_read_model_from_memory_buffer``), whose ``Const`` layers each name
+an offset and a size in it. So that delegates of several methods (a prefill
+and a decode method, two variants of one model) store a weight once and read
+it in place, preprocess lays every distinct constant of all the delegates it
+lowers at once (ExecuTorch's ``preprocess_multimethod``) into one buffer, and
+rewrites each IR's offsets into it. ExecuTorch stores that buffer once under
+its content key, in the ``.pte`` or, for constants that ExecuTorch's
+external-constants pass tagged, in a ``.ptd`` of that tag; each payload
+names it (``ov_convert.payload.NamedWeights``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+import xxhash
+from torch.export import ExportedProgram
+
+from ov_convert.exceptions import ConversionError
+from ov_spec import BACKEND_ID
+
+ALIGNMENT = 64
+"""Each constant of this many bytes or more starts at a multiple of it, as the IR's weights do."""
+EXTERNAL_TAG = "delegate_constant_tag"
+"""The key of ``node.meta["custom"]`` where ExecuTorch's external-constants pass
+(``delegate_external_constants_pass_unlifted``) names the data file of a constant."""
+
+
+def weights_key(weights: bytes | bytearray) -> str:
+    """The named data key of ``weights``: the backend id and their XXH3-128, so equal weights share a key."""
+    return f"{BACKEND_ID}.weights.{xxhash.xxh3_128_hexdigest(weights)}"
+
+
+def pool_weights(irs: Sequence[tuple[bytes, Path]]) -> tuple[list[bytes], bytearray]:
+    """Lay the constants of several IRs into one buffer, each distinct one once.
+
+    Args:
+        irs: Each IR's XML and the path of its weights (``.bin``).
+
+    Returns:
+        Each XML with its ``Const`` layers' offsets into the buffer (those of
+        ``If`` and ``Loop`` bodies too), and the buffer.
+
+    Raises:
+        ConversionError: A ``Const`` layer names bytes outside its weights.
+    """
+    pool = bytearray()
+    placed: dict[tuple[int, bytes], int] = {}
+    xmls = []
+    for xml, weights_path in irs:
+        root = ElementTree.fromstring(xml)
+        with _mapped(weights_path) as weights:
+            for data in _constants(root):
+                offset, size = int(data.get("offset", "0")), int(data.get("size", "0"))
+                if offset + size > len(weights):
+                    raise ConversionError(
+                        f"a Const layer of the IR names bytes [{offset}, +{size}) of weights "
+                        f"of {len(weights)} bytes"
+                    )
+                chunk = weights[offset : offset + size]
+                digest = (size, xxhash.xxh3_128_digest(chunk))
+                if digest not in placed:
+                    if size >= ALIGNMENT:
+                        pool.extend(bytes(-len(pool) % ALIGNMENT))
+                    placed[digest] = len(pool)
+                    pool.extend(chunk)
+                data.set("offset", str(placed[digest]))
+        xmls.append(ElementTree.tostring(root, encoding="utf-8", xml_declaration=True))
+    return xmls, pool
+
+
+def external_tag(programs: Iterable[ExportedProgram]) -> str | None:
+    """The data file the partitions' constants are tagged for, or None for the ``.pte``.
+
+    Raises:
+        ConversionError: The constants name more than one data file: the
+            delegates' weights are one piece of named data, so they go to one.
+    """
+    tags = {
+        tag
+        for program in programs
+        for node in program.graph.nodes
+        if node.op == "placeholder"
+        and (tag := node.meta.get("custom", {}).get(EXTERNAL_TAG)) is not None
+    }
+    if len(tags) > 1:
+        raise ConversionError(
+            f"the constants of the delegates lowered together name the data files "
+            f"{sorted(tags)}; this backend writes their weights to one: tag them with one name"
+        )
+    return next(iter(tags), None)
+
+
+def _constants(root: ElementTree.Element) -> Iterable[ElementTree.Element]:
+    for layer in root.iter("layer"):
+        if layer.get("type") == "Const" and (data := layer.find("data")) is not None:
+            yield data
+
+
+@contextlib.contextmanager
+def _mapped(path: Path) -> Iterator[mmap.mmap | bytes]:
+    """A weights file mapped read-only, so each constant is read alone rather than the file whole."""
+    if path.stat().st_size == 0:  # mmap maps no empty file
+        yield b""
+        return
+    with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        yield mapped
