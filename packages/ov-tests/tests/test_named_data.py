@@ -4,6 +4,7 @@ Each program goes through ExecuTorch's own API (``to_edge_transform_and_lower``,
 ``executorch.runtime``) and through this project's ``load_program``.
 """
 
+import io
 import struct
 import subprocess
 from pathlib import Path
@@ -197,7 +198,9 @@ def test_the_pool_holds_each_distinct_constant_once_and_each_ir_reads_its_own(tm
         product = ov.opset13.matmul(x, ov.opset13.constant(shared), False, True)
         total = ov.opset13.add(product, ov.opset13.constant(np.full((1, 8), other, np.float32)))
         irs.append(ir(ov.Model([total], [x]), tmp_path / str(index)))
-    xmls, pool = pool_weights(irs)
+    with (tmp_path / "pool.bin").open("wb") as file:
+        xmls = pool_weights(irs, file)
+    pool = (tmp_path / "pool.bin").read_bytes()
     # The 256-byte matrix once and each 32-byte row, no more than alignment between them.
     assert 256 + 2 * 32 <= len(pool) < 256 + 2 * 32 + 64
     core, x = ov.Core(), np.ones((1, 8), np.float32)
@@ -215,4 +218,4 @@ def test_a_const_outside_its_weights_is_refused(tmp_path):
     )
     weights.write_bytes(weights.read_bytes()[:-1])
     with pytest.raises(ConversionError, match=r"names bytes \[0, \+8\) of weights of 7 bytes"):
-        pool_weights([(xml, weights)])
+        pool_weights([(xml, weights)], io.BytesIO())

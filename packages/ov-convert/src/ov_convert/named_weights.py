@@ -19,6 +19,7 @@ import mmap
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 import xxhash
 from torch.export import ExportedProgram
@@ -38,42 +39,47 @@ def weights_key(weights: bytes | bytearray) -> str:
     return f"{BACKEND_ID}.weights.{xxhash.xxh3_128_hexdigest(weights)}"
 
 
-def pool_weights(irs: Sequence[tuple[bytes, Path]]) -> tuple[list[bytes], bytearray]:
-    """Lay the constants of several IRs into one buffer, each distinct one once.
+def pool_weights(irs: Sequence[tuple[bytes, Path]], pool: BinaryIO) -> list[bytes]:
+    """Write the constants of several IRs into ``pool``, each distinct one once.
+
+    ``pool`` is written from its start, one constant at a time, so the weights
+    are never in memory twice (a file keeps lowering's peak memory down).
 
     Args:
         irs: Each IR's XML and the path of its weights (``.bin``).
+        pool: Where the pooled weights go (a binary file, empty).
 
     Returns:
-        Each XML with its ``Const`` layers' offsets into the buffer (those of
-        ``If`` and ``Loop`` bodies too), and the buffer.
+        Each XML with its ``Const`` layers' offsets into the pool (those of
+        ``If`` and ``Loop`` bodies too).
 
     Raises:
         ConversionError: A ``Const`` layer names bytes outside its weights.
     """
-    pool = bytearray()
+    size = 0
     placed: dict[tuple[int, bytes], int] = {}
     xmls = []
     for xml, weights_path in irs:
         root = ElementTree.fromstring(xml)
         with _mapped(weights_path) as weights:
             for data in _constants(root):
-                offset, size = int(data.get("offset", "0")), int(data.get("size", "0"))
-                if offset + size > len(weights):
+                offset, length = int(data.get("offset", "0")), int(data.get("size", "0"))
+                if offset + length > len(weights):
                     raise ConversionError(
-                        f"a Const layer of the IR names bytes [{offset}, +{size}) of weights "
+                        f"a Const layer of the IR names bytes [{offset}, +{length}) of weights "
                         f"of {len(weights)} bytes"
                     )
-                chunk = weights[offset : offset + size]
-                digest = (size, xxhash.xxh3_128_digest(chunk))
+                chunk = weights[offset : offset + length]
+                digest = (length, xxhash.xxh3_128_digest(chunk))
                 if digest not in placed:
-                    if size >= ALIGNMENT:
-                        pool.extend(bytes(-len(pool) % ALIGNMENT))
-                    placed[digest] = len(pool)
-                    pool.extend(chunk)
+                    padding = -size % ALIGNMENT if length >= ALIGNMENT else 0
+                    pool.write(bytes(padding))
+                    placed[digest] = size + padding
+                    pool.write(chunk)
+                    size += padding + length
                 data.set("offset", str(placed[digest]))
         xmls.append(ElementTree.tostring(root, encoding="utf-8", xml_declaration=True))
-    return xmls, pool
+    return xmls
 
 
 def external_tag(programs: Iterable[ExportedProgram]) -> str | None:

@@ -196,11 +196,14 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
                 _lower(program, options, Path(folder) / str(index))
                 for index, (_, program, options) in enumerate(partitions)
             ]
-            xmls, weights = pool_weights([(part.xml, part.weights_path) for part in lowered])
+            pool = Path(folder) / "weights.bin"
+            with pool.open("wb") as file:
+                xmls = pool_weights([(part.xml, part.weights_path) for part in lowered], file)
+            weights = pool.read_bytes()  # the one copy in memory
         named = NamedWeights.of(weights_key(weights), weights) if weights else None
         store = NamedDataStore()
         if named is not None:
-            store.add_named_data(named.key, bytes(weights), ALIGNMENT, external_tag=tag)
+            store.add_named_data(named.key, weights, ALIGNMENT, external_tag=tag)
         del weights
         results: dict[str, list[PreprocessResult]] = {method: [] for method in edge_programs}
         for index, ((method, _, _), part, xml) in enumerate(
