@@ -30,7 +30,8 @@ def weights(processed: PreprocessResult) -> bytes:
     if payload.named_weights is None:
         return payload.weights
     assert named is not None
-    return named.buffers[named.pte_data[payload.named_weights.key].buffer_index]
+    data = named.buffers[named.pte_data[payload.named_weights.key].buffer_index]
+    return data if isinstance(data, bytes) else data.to_bytes()  # ExecuTorch's FileBackedData
 
 
 def read(processed: PreprocessResult) -> ov.Model:

@@ -9,7 +9,9 @@ lowers at once (ExecuTorch's ``preprocess_multimethod``) into one buffer, and
 rewrites each IR's offsets into it. ExecuTorch stores that buffer once under
 its content key, in the ``.pte`` or, for constants that ExecuTorch's
 external-constants pass tagged, in a ``.ptd`` of that tag; each payload
-names it (``ov_convert.payload.NamedWeights``).
+names it (``ov_convert.payload.NamedWeights``). The buffer is a file until
+ExecuTorch writes the program (its ``FileBackedData``), so lowering holds no
+copy of the weights in memory for it.
 """
 
 from __future__ import annotations
@@ -25,18 +27,29 @@ import xxhash
 from torch.export import ExportedProgram
 
 from ov_convert.exceptions import ConversionError
+from ov_convert.payload import NamedWeights
 from ov_spec import BACKEND_ID
 
 ALIGNMENT = 64
 """Each constant of this many bytes or more starts at a multiple of it, as the IR's weights do."""
+_CHUNK = 16 << 20
 EXTERNAL_TAG = "delegate_constant_tag"
 """The key of ``node.meta["custom"]`` where ExecuTorch's external-constants pass
 (``delegate_external_constants_pass_unlifted``) names the data file of a constant."""
 
 
-def weights_key(weights: bytes | bytearray) -> str:
-    """The named data key of ``weights``: the backend id and their XXH3-128, so equal weights share a key."""
-    return f"{BACKEND_ID}.weights.{xxhash.xxh3_128_hexdigest(weights)}"
+def named_weights(pool: Path) -> NamedWeights:
+    """The reference to the pooled weights in the file ``pool``, read once in chunks.
+
+    The key is the backend id and the weights' XXH3-128, so equal weights share a key.
+    """
+    key, checksum = xxhash.xxh3_128(), xxhash.xxh3_64()
+    with pool.open("rb") as file:
+        while chunk := file.read(_CHUNK):
+            key.update(chunk)
+            checksum.update(chunk)
+    size = pool.stat().st_size
+    return NamedWeights(f"{BACKEND_ID}.weights.{key.hexdigest()}", size, checksum.intdigest())
 
 
 def pool_weights(irs: Sequence[tuple[bytes, Path]], pool: BinaryIO) -> list[bytes]:

@@ -140,11 +140,6 @@ class NamedWeights:
     size: int
     checksum: int
 
-    @classmethod
-    def of(cls, key: str, weights: bytes | bytearray | memoryview) -> NamedWeights:
-        """The reference to ``weights`` stored under ``key``."""
-        return cls(key, len(weights), xxhash.xxh3_64_intdigest(weights))
-
     def to_bytes(self) -> bytes:
         """The weights section: the key, NUL-terminated, then the size and the checksum."""
         return self.key.encode() + b"\0" + NAMED_WEIGHTS_FIELDS.pack(self.size, self.checksum)

@@ -10,6 +10,7 @@ from typing import ClassVar, final
 
 import openvino as ov
 import torch
+from executorch.exir._serialize._cord import FileBackedData
 from executorch.exir._serialize._named_data_store import NamedDataStore
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.compile_spec_schema import CompileSpec
@@ -29,8 +30,8 @@ from ov_convert.convert import (
 from ov_convert.extensions import EXTENSION_OPS
 from ov_convert.int8_saturation import int8_products_may_saturate
 from ov_convert.model_pipeline import finish_model
-from ov_convert.named_weights import ALIGNMENT, external_tag, pool_weights, weights_key
-from ov_convert.payload import NamedWeights, Payload
+from ov_convert.named_weights import ALIGNMENT, external_tag, named_weights, pool_weights
+from ov_convert.payload import Payload
 from ov_convert.states import State, lift_states
 from ov_passes import DEFAULT_PASSES, REWRITES, run_passes
 from ov_spec import BACKEND_ID, OpenvinoOptions
@@ -191,20 +192,30 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
             for program, specs in zip(programs, compile_specs[method], strict=True)
         ]
         tag = external_tag(program for _, program, _ in partitions)
-        with tempfile.TemporaryDirectory(prefix="ov_executorch_") as folder:
-            lowered = [
-                _lower(program, options, Path(folder) / str(index))
-                for index, (_, program, options) in enumerate(partitions)
-            ]
-            pool = Path(folder) / "weights.bin"
-            with pool.open("wb") as file:
+        # ExecuTorch's FileBackedData owns the pool's file (removed with it) and reads
+        # it when the program is written.
+        descriptor, name = tempfile.mkstemp(prefix="ov_executorch_weights_", suffix=".bin")
+        pool = Path(name)
+        try:
+            with (
+                open(descriptor, "wb") as file,
+                tempfile.TemporaryDirectory(prefix="ov_executorch_") as folder,
+            ):
+                lowered = [
+                    _lower(program, options, Path(folder) / str(index))
+                    for index, (_, program, options) in enumerate(partitions)
+                ]
                 xmls = pool_weights([(part.xml, part.weights_path) for part in lowered], file)
-            weights = pool.read_bytes()  # the one copy in memory
-        named = NamedWeights.of(weights_key(weights), weights) if weights else None
+            named = named_weights(pool) if pool.stat().st_size else None
+        except BaseException:
+            pool.unlink()
+            raise
         store = NamedDataStore()
-        if named is not None:
+        if named is None:
+            pool.unlink()
+        else:
+            weights = FileBackedData(name, cleanup=True)
             store.add_named_data(named.key, weights, ALIGNMENT, external_tag=tag)
-        del weights
         results: dict[str, list[PreprocessResult]] = {method: [] for method in edge_programs}
         for index, ((method, _, _), part, xml) in enumerate(
             zip(partitions, lowered, xmls, strict=True)
