@@ -42,10 +42,11 @@ def test_pass_through_outputs_equal_eager_on_every_call(function):
 
 def test_pass_through_outputs_are_marked_copied_in_the_payload():
     from ov_convert import Payload
+    from ov_convert.payload import payload_end
     from ov_runtime import lower
 
     function = lambda x: (x.transpose(0, 0), x + 1, (y := x * 2), y.transpose(1, 1))  # noqa: E731
-    lowered = lower(Function(function), (torch.ones(2, 3),))
-    start = lowered.buffer.index(b"OVEXIR\0\0")
-    payload = Payload.from_bytes(lowered.buffer[start:])
+    pte = lower(Function(function), (torch.ones(2, 3),)).buffer
+    start = pte.index(b"OVEXIR\0\0")  # the named weights follow the payload
+    payload = Payload.from_bytes(pte[start : payload_end(pte, start)])
     assert (payload.inputs, payload.outputs) == ("T", "CTTC")
