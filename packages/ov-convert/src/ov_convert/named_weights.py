@@ -76,7 +76,7 @@ def pool_weights(irs: Sequence[tuple[bytes, Path]], pool: BinaryIO) -> list[byte
         root = ElementTree.fromstring(xml)
         with _mapped(weights_path) as weights:
             for data in _constants(root):
-                offset, length = int(data.get("offset", "0")), int(data.get("size", "0"))
+                offset, length = int(data.attrib["offset"]), int(data.attrib["size"])
                 if offset + length > len(weights):
                     raise ConversionError(
                         f"a Const layer of the IR names bytes [{offset}, +{length}) of weights "
@@ -118,8 +118,10 @@ def external_tag(programs: Iterable[ExportedProgram]) -> str | None:
 
 
 def _constants(root: ElementTree.Element) -> Iterable[ElementTree.Element]:
+    """The ``data`` element of each ``Const`` layer that reads the weights, bodies' included."""
     for layer in root.iter("layer"):
-        if layer.get("type") == "Const" and (data := layer.find("data")) is not None:
+        data = layer.find("data") if layer.get("type") == "Const" else None
+        if data is not None and "offset" in data.attrib and "size" in data.attrib:
             yield data
 
 
