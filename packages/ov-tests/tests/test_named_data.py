@@ -28,6 +28,7 @@ from ov_runtime import (
     compile_specs,
     inspect_program,
     load_program,
+    lower,
 )
 from ov_runtime.native import cpp_runner
 
@@ -159,6 +160,20 @@ def test_a_damaged_data_file_is_refused_before_openvino_reads_it(external, tmp_p
         load_program(pte, data_path=damaged).load_method("forward")
     with pytest.raises(RuntimeError, match="0x:30"):  # DelegateInvalidCompatibility
         Runtime.get().load_program(pte, data_path=damaged).load_method("forward")
+
+
+def test_the_facade_lowers_a_tagged_program_and_saves_its_data_file_beside_it(tmp_path):
+    torch.manual_seed(2)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.Tanh()).eval()
+    x = torch.randn(2, 16)
+    tagged = torch.export.export(model, (x,)).module()
+    delegate_external_constants_pass_unlifted(module=tagged, gen_tag_fn=lambda node: "facade")
+    lowered = lower(torch.export.export(tagged, (x,), strict=True))
+    lowered.save(tmp_path / "model.pte")
+    assert (tmp_path / "facade.ptd").stat().st_size >= weight_bytes(model)
+    program = load_program(tmp_path / "model.pte", data_path=tmp_path / "facade.ptd")
+    (got,) = program.load_method("forward").execute((x,))
+    torch.testing.assert_close(got, model(x), rtol=1e-5, atol=1e-6)
 
 
 def test_constants_tagged_for_two_data_files_are_refused_by_name():
