@@ -98,6 +98,9 @@ def pool_weights(irs: Sequence[tuple[bytes, Path]], pool: BinaryIO) -> list[byte
 def external_tag(programs: Iterable[ExportedProgram]) -> str | None:
     """The data file the partitions' constants are tagged for, or None for the ``.pte``.
 
+    The delegates' weights are one piece of named data, so when some constants
+    are tagged and others not, all of them go to the tagged file.
+
     Raises:
         ConversionError: The constants name more than one data file: the
             delegates' weights are one piece of named data, so they go to one.
