@@ -584,3 +584,31 @@ def test_pools_with_one_element_arguments_are_delegated_and_equal_eager():
     volume[0, 0, 1, 1, 1] = math.nan
     got = lowered_outputs(PoolsWithOneElementArguments(), x, volume)
     assert not differences(got, list(PoolsWithOneElementArguments()(x, volume)), [None] * 7)
+
+
+class WeightReadByACpuCond(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pre = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        x = self.pre(x)
+        # atan2 keeps the cond on ExecuTorch's CPU kernels; its branch reads the same weight.
+        return torch.cond(
+            x.mean() > 0, lambda x: x + 1, lambda x: torch.atan2(self.pre(x), x), (x,)
+        )
+
+
+def test_a_weight_read_by_a_delegate_and_by_a_cond_on_the_cpu_lowers_and_runs():
+    """ExecuTorch's tag_constant_data tagged the weight for the delegate; to_backend refused it."""
+    torch.manual_seed(0)
+    model = WeightReadByACpuCond().eval().requires_grad_(False)
+    model.pre.bias.fill_(0.5)
+    program = to_edge_transform_and_lower(
+        torch.export.export(model, (torch.randn(2, 8),)), partitioner=[OpenvinoPartitioner()]
+    ).to_executorch()
+    method = Runtime.get().load_program(program.buffer).load_method("forward")
+    for sign in (1.0, -1.0):  # each branch
+        x = sign * torch.rand(2, 8) + sign
+        (got,) = method.execute([x])
+        torch.testing.assert_close(got, model(x), rtol=1e-5, atol=1e-5)

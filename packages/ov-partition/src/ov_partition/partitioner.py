@@ -175,6 +175,7 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
                 node.meta["delegation_tag"] = tag
             partition_tags[tag] = self.delegation_spec
         tag_constant_data(exported_program)
+        _untag_constants_read_on_the_cpu(exported_program)
         owned = tag_mutated_buffers(exported_program)
         if owned:
             logger.info("buffers kept as OpenVINO state in their delegate: %s", ", ".join(owned))
@@ -215,6 +216,26 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
                     node.name, f"unpacks the output of {node.args[0]}, which stays on the CPU"
                 )
         return partitions
+
+
+def _untag_constants_read_on_the_cpu(exported_program: ExportedProgram) -> None:
+    """Leave out of its delegate a constant that control flow left on the CPU also reads.
+
+    ExecuTorch's ``tag_constant_data`` gives a constant the tag of its delegated
+    users and ignores its untagged ones. ``to_backend`` copies such a constant
+    for an untagged op, but not for a ``torch.cond`` or loop on the CPU that
+    reads it, and refuses the program (a tagged constant with a user outside
+    its delegate). Untagged, the constant stays the program's, and the
+    delegate takes it as an input.
+    """
+    for node in exported_program.graph.nodes:
+        tag = node.meta.get("delegation_tag") if node.op == "placeholder" else None
+        if tag is not None and any(
+            isinstance(user.target, torch._ops.HigherOrderOperator)
+            and user.meta.get("delegation_tag") is None
+            for user in node.users
+        ):
+            del node.meta["delegation_tag"]
 
 
 def _names(nodes: Sequence[torch.fx.Node]) -> frozenset[str]:
