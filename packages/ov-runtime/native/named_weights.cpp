@@ -28,11 +28,10 @@ Result<FreeableBuffer> load_named_weights(const NamedDataMap* map, PayloadView* 
               key, static_cast<unsigned>(found.error()));
     return found.error();
   }
-  FreeableBuffer weights = std::move(found.get());
+  FreeableBuffer weights = std::move(found.get());  // freed on return unless handed back
   if (weights.size() != payload->weights_size) {
     log_error("the named data '%s' holds %zu bytes; the delegate's weights are %zu bytes", key,
               weights.size(), payload->weights_size);
-    weights.Free();
     return Error::DelegateInvalidCompatibility;
   }
   const auto* bytes = static_cast<const uint8_t*>(weights.data());
@@ -40,7 +39,6 @@ Result<FreeableBuffer> load_named_weights(const NamedDataMap* map, PayloadView* 
     log_error("the named data '%s' does not match the checksum of the delegate's weights: the "
               "data file is damaged or belongs to another program",
               key);
-    weights.Free();
     return Error::DelegateInvalidCompatibility;
   }
   payload->weights = bytes;

@@ -203,7 +203,8 @@ bool parse_payload(const void* data, size_t size, PayloadView* view, std::string
   }
   uint32_t header_size = read_le<uint32_t>(bytes + 12);
   if ((header_size != kHeaderSize && header_size != kHeaderSizeWithBlob) || header_size > size) {
-    *error = "payload header_size is " + std::to_string(header_size) + "; version " + std::to_string(version) + " has " +
+    *error = "payload header_size is " + std::to_string(header_size) + "; version " +
+        std::to_string(version) + " has " +
         std::to_string(kHeaderSize) + ", or " + std::to_string(kHeaderSizeWithBlob) +
         " with a compiled blob, within the " + std::to_string(size) + " bytes given";
     return false;

@@ -214,8 +214,9 @@ def test_the_pool_holds_each_distinct_constant_once_and_each_ir_reads_its_own(tm
         total = ov.opset13.add(product, ov.opset13.constant(np.full((1, 8), other, np.float32)))
         irs.append(ir(ov.Model([total], [x]), tmp_path / str(index)))
     with (tmp_path / "pool.bin").open("wb") as file:
-        xmls = pool_weights(irs, file)
+        xmls, named = pool_weights(irs, file)
     pool = (tmp_path / "pool.bin").read_bytes()
+    assert named is not None and named.size == len(pool)
     # The 256-byte matrix once and each 32-byte row, no more than alignment between them.
     assert 256 + 2 * 32 <= len(pool) < 256 + 2 * 32 + 64
     core, x = ov.Core(), np.ones((1, 8), np.float32)

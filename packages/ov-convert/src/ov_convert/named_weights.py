@@ -32,31 +32,19 @@ from ov_spec import BACKEND_ID
 
 ALIGNMENT = 64
 """Each constant of this many bytes or more starts at a multiple of it, as the IR's weights do."""
-_CHUNK = 16 << 20
 EXTERNAL_TAG = "delegate_constant_tag"
 """The key of ``node.meta["custom"]`` where ExecuTorch's external-constants pass
 (``delegate_external_constants_pass_unlifted``) names the data file of a constant."""
 
 
-def named_weights(pool: Path) -> NamedWeights:
-    """The reference to the pooled weights in the file ``pool``, read once in chunks.
-
-    The key is the backend id and the weights' XXH3-128, so equal weights share a key.
-    """
-    key, checksum = xxhash.xxh3_128(), xxhash.xxh3_64()
-    with pool.open("rb") as file:
-        while chunk := file.read(_CHUNK):
-            key.update(chunk)
-            checksum.update(chunk)
-    size = pool.stat().st_size
-    return NamedWeights(f"{BACKEND_ID}.weights.{key.hexdigest()}", size, checksum.intdigest())
-
-
-def pool_weights(irs: Sequence[tuple[bytes, Path]], pool: BinaryIO) -> list[bytes]:
+def pool_weights(
+    irs: Sequence[tuple[bytes, Path]], pool: BinaryIO
+) -> tuple[list[bytes], NamedWeights | None]:
     """Write the constants of several IRs into ``pool``, each distinct one once.
 
     ``pool`` is written from its start, one constant at a time, so the weights
-    are never in memory twice (a file keeps lowering's peak memory down).
+    are never in memory twice (a file keeps lowering's peak memory down), and
+    hashed as they are written.
 
     Args:
         irs: Each IR's XML and the path of its weights (``.bin``).
@@ -64,14 +52,25 @@ def pool_weights(irs: Sequence[tuple[bytes, Path]], pool: BinaryIO) -> list[byte
 
     Returns:
         Each XML with its ``Const`` layers' offsets into the pool (those of
-        ``If`` and ``Loop`` bodies too).
+        ``If`` and ``Loop`` bodies too), and the reference to the pool: its
+        key (the backend id and its XXH3-128, so equal weights share a key),
+        size and XXH3-64; None when the IRs hold no weights.
 
     Raises:
         ConversionError: A ``Const`` layer names bytes outside its weights.
     """
+    key, checksum = xxhash.xxh3_128(), xxhash.xxh3_64()
     size = 0
     placed: dict[tuple[int, bytes], int] = {}
     xmls = []
+
+    def write(data: bytes) -> None:
+        nonlocal size
+        pool.write(data)
+        key.update(data)
+        checksum.update(data)
+        size += len(data)
+
     for xml, weights_path in irs:
         root = ElementTree.fromstring(xml)
         with _mapped(weights_path) as weights:
@@ -85,14 +84,13 @@ def pool_weights(irs: Sequence[tuple[bytes, Path]], pool: BinaryIO) -> list[byte
                 chunk = weights[offset : offset + length]
                 digest = (length, xxhash.xxh3_128_digest(chunk))
                 if digest not in placed:
-                    padding = -size % ALIGNMENT if length >= ALIGNMENT else 0
-                    pool.write(bytes(padding))
-                    placed[digest] = size + padding
-                    pool.write(chunk)
-                    size += padding + length
+                    write(bytes(-size % ALIGNMENT if length >= ALIGNMENT else 0))
+                    placed[digest] = size
+                    write(chunk)
                 data.set("offset", str(placed[digest]))
         xmls.append(ElementTree.tostring(root, encoding="utf-8", xml_declaration=True))
-    return xmls
+    reference = NamedWeights(f"{BACKEND_ID}.weights.{key.hexdigest()}", size, checksum.intdigest())
+    return xmls, reference if size else None
 
 
 def external_tag(programs: Iterable[ExportedProgram]) -> str | None:

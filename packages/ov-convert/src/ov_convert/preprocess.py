@@ -30,7 +30,7 @@ from ov_convert.convert import (
 from ov_convert.extensions import EXTENSION_OPS
 from ov_convert.int8_saturation import int8_products_may_saturate
 from ov_convert.model_pipeline import finish_model
-from ov_convert.named_weights import ALIGNMENT, external_tag, named_weights, pool_weights
+from ov_convert.named_weights import ALIGNMENT, external_tag, pool_weights
 from ov_convert.payload import Payload
 from ov_convert.states import State, lift_states
 from ov_passes import DEFAULT_PASSES, REWRITES, run_passes
@@ -205,17 +205,17 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
                     _lower(program, options, Path(folder) / str(index))
                     for index, (_, program, options) in enumerate(partitions)
                 ]
-                xmls = pool_weights([(part.xml, part.weights_path) for part in lowered], file)
-            named = named_weights(pool) if pool.stat().st_size else None
+                irs = [(part.payload.xml, part.weights_path) for part in lowered]
+                xmls, named = pool_weights(irs, file)
         except BaseException:
             pool.unlink()
             raise
-        store = NamedDataStore()
+        store = None
         if named is None:
             pool.unlink()
         else:
-            weights = FileBackedData(name, cleanup=True)
-            store.add_named_data(named.key, weights, ALIGNMENT, external_tag=tag)
+            store = NamedDataStore()
+            store.add_named_data(named.key, FileBackedData(name, cleanup=True), ALIGNMENT, tag)
         results: dict[str, list[PreprocessResult]] = {method: [] for method in edge_programs}
         for index, ((method, _, _), part, xml) in enumerate(
             zip(partitions, lowered, xmls, strict=True)
@@ -227,7 +227,7 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
                 part.payload.device,
                 len(payload),
             )
-            data = store.get_named_data_store_output() if index == 0 and named else None
+            data = store.get_named_data_store_output() if index == 0 and store else None
             results[method].append(
                 PreprocessResult(processed_bytes=payload, data_store_output=data)
             )
@@ -239,7 +239,6 @@ class _Lowered:
     """A partition converted and serialized: its payload but for the weights, and their file."""
 
     payload: Payload
-    xml: bytes
     weights_path: Path
 
 
@@ -251,7 +250,7 @@ def _lower(program: ExportedProgram, options: OpenvinoOptions, folder: Path) -> 
     folder.mkdir()
     xml, weights_path = serialize(model, folder)
     payload = Payload(
-        xml=b"",
+        xml=xml,
         weights=b"",
         device=options.device,
         properties=properties,
@@ -260,7 +259,7 @@ def _lower(program: ExportedProgram, options: OpenvinoOptions, folder: Path) -> 
         wide_int8_weights=int8_products_may_saturate(model),
         compiled_blob=blob,
     )
-    return _Lowered(payload, xml, weights_path)
+    return _Lowered(payload, weights_path)
 
 
 assert OvExecutorchBackend.__name__ == BACKEND_ID

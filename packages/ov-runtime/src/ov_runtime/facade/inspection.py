@@ -242,7 +242,10 @@ def _read_model(core: ov.Core, payload: Payload, named: Mapping[str, bytes]) -> 
     ports, states and layer precisions do not depend on their values.
     """
     reference = payload.named_weights
-    data = payload.weights if reference is None else named.get(reference.key, bytes(reference.size))
+    if reference is None:
+        data = payload.weights
+    else:
+        data = named[reference.key] if reference.key in named else bytes(reference.size)
     weights = ov.Tensor(np.frombuffer(data, dtype=np.uint8).copy())
     return core.read_model(model=payload.xml, weights=weights)
 
