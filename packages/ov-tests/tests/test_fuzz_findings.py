@@ -612,3 +612,63 @@ def test_a_weight_read_by_a_delegate_and_by_a_cond_on_the_cpu_lowers_and_runs():
         x = sign * torch.rand(2, 8) + sign
         (got,) = method.execute([x])
         torch.testing.assert_close(got, model(x), rtol=1e-5, atol=1e-5)
+
+
+class IntegerDivisions(torch.nn.Module):
+    def forward(self, a, b, wide):
+        return a // b, a % b, a // -1, torch.div(b, -1, rounding_mode="trunc"), wide // -1
+
+
+def test_integer_division_by_minus_one_wraps_as_pytorchs():
+    """ExecuTorch 1.5.1's integer div kernels raised SIGFPE for the most negative integer over -1.
+
+    PyTorch wraps: ``-2**31 // -1`` is ``-2**31`` in int32.
+    """
+    a = torch.tensor([-(2**31), 7, -(2**31), 2**31 - 1, -5, 0], dtype=torch.int32)
+    b = torch.tensor([-1, 2, 3, -1, -1, -1], dtype=torch.int32)
+    wide = torch.tensor([-(2**63), 2**40, -3])
+    got = lowered_outputs(IntegerDivisions(), a, b, wide)
+    assert not differences(got, list(IntegerDivisions()(a, b, wide)), [None] * 5)
+
+
+class ScalarSumsAndClassTests(torch.nn.Module):
+    def forward(self, scalar, x, index):
+        return (
+            scalar.cumsum(0),
+            scalar.cumsum(-1, dtype=torch.int32),
+            torch.isnan(x),
+            torch.isinf(x),
+            torch.isfinite(x),
+            torch.gather(x, 1, index),
+        )
+
+
+def test_cumsums_of_0d_tensors_class_tests_of_integers_and_int32_gathers_run():
+    """ExecuTorch 1.5.1's kernels failed (error 0x12) on a 0-d ``cumsum`` and int32 ``gather`` indices.
+
+    OpenVINO's ``IsNaN`` and ``IsInf`` refused integers, which left those on the CPU.
+    """
+    # int64 values past int32 keep these on ExecuTorch's kernels.
+    inputs = (
+        torch.tensor(-(2**40)),
+        torch.tensor([[3, -(2**40)], [2**40 - 1, 0]]),
+        torch.tensor([[1, 0], [1, 1]], dtype=torch.int32),
+    )
+    got = lowered_outputs(ScalarSumsAndClassTests(), *inputs)
+    assert not differences(got, list(ScalarSumsAndClassTests()(*inputs)), [None] * 6)
+
+
+class IntegerPoolsAndPads(torch.nn.Module):
+    def forward(self, x):
+        values, indices = torch.nn.functional.max_pool2d(x, 2, 1, return_indices=True)
+        return values, indices, torch.nn.functional.pad(x, (1, 1), value=2**31 - 100)
+
+
+def test_integer_max_pools_and_pads_keep_every_bit():
+    """OpenVINO's CPU plugin pools int32 in float32, and pads with a fill value taken through float32."""
+    x = torch.tensor(
+        [[[2**31 - 1, 2**31 - 2, 123456789], [-(2**31), 16777217, 16777216], [5, -7, 0]]],
+        dtype=torch.int32,
+    )
+    got = lowered_outputs(IntegerPoolsAndPads(), x)
+    assert not differences(got, list(IntegerPoolsAndPads()(x)), [None] * 3)

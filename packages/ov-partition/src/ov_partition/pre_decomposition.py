@@ -40,6 +40,10 @@ runs :data:`DECOMPOSITIONS` there:
   floating point; running sums (``cumsum``) add in the dtype.
 * ExecuTorch 1.5.1's ``_softmax`` and ``_log_softmax`` kernels give 1 and 0
   for a 0-d NaN, where PyTorch gives NaN.
+* ExecuTorch 1.5.1's integer ``div`` kernels raise SIGFPE for the most
+  negative integer over -1, which ends the process; its ``cumsum`` kernel
+  fails on a 0-d tensor and its ``gather`` kernel on int32 indices, both of
+  which PyTorch takes. OpenVINO's ``IsNaN`` and ``IsInf`` refuse integers.
 * ExecuTorch 1.5.1's ``copy`` kernel fails to broadcast a 0-d source and
   writes floats into bools wrong, and its ``squeeze_copy`` fails on a listed
   dim whose size is not 1, which PyTorch leaves in place.
@@ -113,6 +117,26 @@ def solve_triangular(
     return torch.cat([rows[i] for i in range(n)], dim=-2)
 
 
+_inside = threading.local()
+
+
+def _kept_whole_inside(decomposition: Callable[..., Any]) -> Callable[..., Any]:
+    """``decomposition``, leaving whole (``NotImplemented``) the op it calls itself."""
+    name = decomposition.__name__
+
+    @functools.wraps(decomposition)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        if getattr(_inside, name, False):
+            return NotImplemented
+        setattr(_inside, name, True)
+        try:
+            return decomposition(*args, **kwargs)
+        finally:
+            setattr(_inside, name, False)
+
+    return guarded
+
+
 def integer_remainder(a: torch.Tensor, b: torch.Tensor | int) -> Any:
     """``a % b`` of integers as ``a - b * (a // b)``; ``NotImplemented`` (kept whole) for floats.
 
@@ -124,7 +148,37 @@ def integer_remainder(a: torch.Tensor, b: torch.Tensor | int) -> Any:
         return NotImplemented
     if isinstance(b, float):
         return NotImplemented
-    return a - b * torch.div(a, b, rounding_mode="floor")
+    quotient = integer_division(a, b, rounding_mode="floor")
+    if quotient is NotImplemented:  # a divisor that cannot be -1
+        quotient = torch.div(a, b, rounding_mode="floor")
+    return a - b * quotient
+
+
+@_kept_whole_inside
+def integer_division(a: torch.Tensor, b: torch.Tensor | int, *, rounding_mode: str | None) -> Any:
+    """``torch.div(a, b, rounding_mode=...)`` of integers with no division by -1; ``NotImplemented`` otherwise.
+
+    ExecuTorch 1.5.1's ``div`` kernels divide integers with C's ``/``, which
+    raises SIGFPE for the most negative integer over -1 and ends the process;
+    PyTorch wraps (``-2**31 // -1`` is ``-2**31`` in int32). ``a / -1`` is
+    ``-a`` whatever the rounding, and ``-a`` wraps on both sides, so a divisor
+    of -1 divides by 1 and the quotient is negated. Float division, and a
+    divisor that cannot be -1, are kept whole.
+    """
+    if rounding_mode is None or a.is_floating_point() or isinstance(b, float):
+        return NotImplemented
+    if not isinstance(b, torch.Tensor):
+        return -a.to(torch.result_type(a, b)) if b == -1 else NotImplemented
+    if b.is_floating_point() or not b.dtype.is_signed:
+        return NotImplemented
+    minus_one = b == -1
+    quotient = torch.div(a, torch.where(minus_one, 1, b), rounding_mode=rounding_mode)
+    return torch.where(minus_one, -quotient, quotient)
+
+
+def integer_floor_division(a: torch.Tensor, b: torch.Tensor | int) -> Any:
+    """``a // b`` (``floor_divide``) of integers as :func:`integer_division` computes it."""
+    return integer_division(a, b, rounding_mode="floor")
 
 
 def integer_power(a: torch.Tensor, b: torch.Tensor | int) -> Any:
@@ -192,26 +246,6 @@ def _bits(exponent: torch.Tensor, width: int) -> list[torch.Tensor]:
         bits.append(left >= (1 << bit))
         left = torch.where(bits[-1], left - (1 << bit), left)
     return bits[::-1]
-
-
-_inside = threading.local()
-
-
-def _kept_whole_inside(decomposition: Callable[..., Any]) -> Callable[..., Any]:
-    """``decomposition``, leaving whole (``NotImplemented``) the op it calls itself."""
-    name = decomposition.__name__
-
-    @functools.wraps(decomposition)
-    def guarded(*args: Any, **kwargs: Any) -> Any:
-        if getattr(_inside, name, False):
-            return NotImplemented
-        setattr(_inside, name, True)
-        try:
-            return decomposition(*args, **kwargs)
-        finally:
-            setattr(_inside, name, False)
-
-    return guarded
 
 
 @_kept_whole_inside
@@ -372,6 +406,46 @@ def integer_sum(
     return total
 
 
+def cumsum_of_a_scalar(x: torch.Tensor, dim: int, dtype: torch.dtype | None = None) -> Any:
+    """``cumsum`` of a 0-d tensor: the tensor itself in the result dtype; ``NotImplemented`` otherwise.
+
+    ExecuTorch 1.5.1's ``cumsum`` kernel fails on a 0-d tensor (error 0x12).
+    PyTorch sums integers and bools in int64 unless ``dtype`` says otherwise.
+    """
+    if x.dim() != 0:
+        return NotImplemented
+    integer = not (x.is_floating_point() or x.is_complex())
+    return x.to(dtype or (torch.int64 if integer else x.dtype)).clone()
+
+
+def integer_class_test(x: torch.Tensor) -> Any:
+    """``isnan(x)`` or ``isinf(x)`` of an integer ``x``: all false; ``NotImplemented`` for floats.
+
+    OpenVINO's ``IsNaN`` and ``IsInf`` take floats only, so the node stayed on
+    the CPU and split the graph; ``x != x`` is false for every integer and
+    computes on either side.
+    """
+    return NotImplemented if x.is_floating_point() or x.is_complex() else x != x
+
+
+def integer_finite_test(x: torch.Tensor) -> Any:
+    """``isfinite(x)`` of an integer ``x``: all true (:func:`integer_class_test`)."""
+    return NotImplemented if x.is_floating_point() or x.is_complex() else x == x
+
+
+def gather_with_int64_indices(
+    x: torch.Tensor, dim: int, index: torch.Tensor, *, sparse_grad: bool = False
+) -> Any:
+    """``gather`` with its indices cast to int64; ``NotImplemented`` when they are int64.
+
+    PyTorch takes int32 indices; ExecuTorch 1.5.1's ``gather`` kernel fails on
+    them (error 0x12).
+    """
+    if index.dtype == torch.int64:
+        return NotImplemented
+    return aten.gather.default(x, dim, index.to(torch.int64), sparse_grad=sparse_grad)
+
+
 def softmax_of_a_scalar(x: torch.Tensor, dim: int, *args: Any, **kwargs: Any) -> Any:
     """``softmax`` of a 0-d tensor: 1, or NaN where ``x`` is NaN or infinite; ``NotImplemented`` otherwise.
 
@@ -400,6 +474,10 @@ def _is_one(size: int | torch.SymInt) -> bool:
 _ROUNDINGS = (aten.ceil.default, aten.floor.default, aten.round.default, aten.trunc.default)
 
 _SCATTERS = (aten.select_scatter.default, aten.slice_scatter.default)
+
+_DIVISIONS = (aten.div.Tensor_mode, aten.div.Scalar_mode, aten.floor_divide.default)
+
+_CLASS_TESTS = (aten.isnan.default, aten.isinf.default, aten.isfinite.default)
 
 _SOFTMAXES = (
     aten.softmax.int,
@@ -432,6 +510,14 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten._softmax.default: softmax_of_a_scalar,
     aten.log_softmax.int: log_softmax_of_a_scalar,
     aten._log_softmax.default: log_softmax_of_a_scalar,
+    aten.div.Tensor_mode: integer_division,
+    aten.div.Scalar_mode: integer_division,
+    aten.floor_divide.default: integer_floor_division,
+    aten.cumsum.default: cumsum_of_a_scalar,
+    aten.isnan.default: integer_class_test,
+    aten.isinf.default: integer_class_test,
+    aten.isfinite.default: integer_finite_test,
+    aten.gather.default: gather_with_int64_indices,
     **{compare: _in_common_dtype(compare) for compare in _COMPARISONS},
     **{scatter: _in_own_dtype(scatter) for scatter in _SCATTERS},
     **dict.fromkeys(_ROUNDINGS, integer_rounding),
@@ -448,30 +534,80 @@ def _mixed_dtypes(node: torch.fx.Node) -> bool:
     return len(dtypes) > 1
 
 
+def _integer(value: object) -> bool:
+    return isinstance(value, torch.Tensor) and not value.is_floating_point()
+
+
+def _scalar(value: object) -> bool:
+    return isinstance(value, torch.Tensor) and value.dim() == 0
+
+
+def _sorts_floats_or_a_scalar(node: torch.fx.Node, value: object) -> bool:
+    return isinstance(value, torch.Tensor) and (value.is_floating_point() or value.dim() == 0)
+
+
+def _integer_power(node: torch.fx.Node, value: object) -> bool:
+    return _integer(node.meta.get("val"))
+
+
+def _integer_sum(node: torch.fx.Node, value: object) -> bool:
+    total = node.meta.get("val")
+    return isinstance(total, torch.Tensor) and total.dtype in (torch.int32, torch.int64)
+
+
+def _squeezes_other_sizes(node: torch.fx.Node, value: object) -> bool:
+    dims = node.args[1]
+    listed = [dims] if isinstance(dims, int) else list(cast("list[int]", dims))
+    return (
+        isinstance(value, torch.Tensor)
+        and value.dim() > 0
+        and not all(_is_one(value.shape[d % value.dim()]) for d in listed)
+    )
+
+
+def _gathers_at_narrow_indices(node: torch.fx.Node, value: object) -> bool:
+    index = node.args[2].meta.get("val") if isinstance(node.args[2], torch.fx.Node) else None
+    return isinstance(index, torch.Tensor) and index.dtype != torch.int64
+
+
+def _divides_integers_by_a_signed(node: torch.fx.Node, dividend: object) -> bool:
+    """Whether a rounding division divides integers by a divisor that may be -1."""
+    divisor = node.args[1]
+    value = divisor.meta.get("val") if isinstance(divisor, torch.fx.Node) else divisor
+    rounded = node.target is aten.floor_divide.default or node.kwargs.get("rounding_mode")
+    signed = (
+        value.dtype.is_signed and not value.is_floating_point()
+        if isinstance(value, torch.Tensor)
+        else value == -1
+    )
+    return bool(rounded) and _integer(dividend) and signed
+
+
+_WHEN: dict[Any, Callable[[torch.fx.Node, object], bool]] = {
+    **dict.fromkeys(_ROUNDINGS, lambda node, value: _integer(value)),
+    **dict.fromkeys((aten.sort.default, aten.topk.default), _sorts_floats_or_a_scalar),
+    **dict.fromkeys((aten.pow.Tensor_Tensor, aten.pow.Tensor_Scalar), _integer_power),
+    **dict.fromkeys(_SOFTMAXES, lambda node, value: _scalar(value)),
+    **dict.fromkeys(_DIVISIONS, _divides_integers_by_a_signed),
+    aten.cumsum.default: lambda node, value: _scalar(value),
+    **dict.fromkeys(_CLASS_TESTS, lambda node, value: _integer(value)),
+    aten.gather.default: _gathers_at_narrow_indices,
+    aten.sum.dim_IntList: _integer_sum,
+    **dict.fromkeys((aten.squeeze.dim, aten.squeeze.dims), _squeezes_other_sizes),
+}
+"""When a decomposed op needs its decomposition, given the node and its first argument's value.
+
+Comparisons and scatters need theirs for mixed dtypes only; the rest always.
+"""
+
+
 def _needs(node: torch.fx.Node) -> bool:
     if node.op != "call_function" or node.target not in DECOMPOSITIONS:
         return False
     value = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
-    if node.target in _ROUNDINGS:
-        return isinstance(value, torch.Tensor) and not value.is_floating_point()
-    if node.target in (aten.sort.default, aten.topk.default):
-        return isinstance(value, torch.Tensor) and (value.is_floating_point() or value.dim() == 0)
-    if node.target in (aten.pow.Tensor_Tensor, aten.pow.Tensor_Scalar):
-        power = node.meta.get("val")
-        return isinstance(power, torch.Tensor) and not power.is_floating_point()
-    if node.target in _SOFTMAXES:
-        return isinstance(value, torch.Tensor) and value.dim() == 0
-    if node.target is aten.sum.dim_IntList:
-        total = node.meta.get("val")
-        return isinstance(total, torch.Tensor) and total.dtype in (torch.int32, torch.int64)
-    if node.target in (aten.squeeze.dim, aten.squeeze.dims):
-        dims = node.args[1]
-        listed = [dims] if isinstance(dims, int) else list(cast("list[int]", dims))
-        return (
-            isinstance(value, torch.Tensor)
-            and value.dim() > 0
-            and not all(_is_one(value.shape[d % value.dim()]) for d in listed)
-        )
+    when = _WHEN.get(node.target)
+    if when is not None:
+        return when(node, value)
     return node.target not in (*_COMPARISONS, *_SCATTERS) or _mixed_dtypes(node)
 
 

@@ -47,9 +47,14 @@ def _narrowing(
     written = [outputs] if isinstance(outputs, torch.Tensor) else []
     if isinstance(outputs, list | tuple):
         written = [t for t in outputs if isinstance(t, torch.Tensor)]
-    if op_packet(node) in FLOAT32_COMPUTED and integer_result(written):
-        # The quotient and remainder lie within their operands; a power may not.
-        operands = [node] if op_packet(node) == "aten.pow" else node.args[:2]
+    # The first output holds the values (a max pooling's second its indices).
+    if op_packet(node) in FLOAT32_COMPUTED and integer_result(written[:1]):
+        positions = FLOAT32_COMPUTED[op_packet(node)]
+        operands = (
+            [node]
+            if positions is None
+            else [_integral(node.args[i]) for i in positions if i < len(node.args)]
+        )
         if not all(within(ranges.of(a), EXACT_IN_FLOAT32) for a in operands):
             return (
                 f"OpenVINO's CPU plugin computes integer {op_packet(node)} in float32, exact "
@@ -68,6 +73,11 @@ def _narrowing(
         if _unbounded_int64(source, ranges, memo):
             return f"reads int64 values of {source.name} {INT64_NOT_PROVED}"
     return None
+
+
+def _integral(argument: object) -> object:
+    """A float argument of integral value as an int (a pad's fill value of an integer tensor)."""
+    return int(argument) if isinstance(argument, float) and argument.is_integer() else argument
 
 
 def _unbounded_int64(
