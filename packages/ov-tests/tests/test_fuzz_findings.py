@@ -672,3 +672,16 @@ def test_integer_max_pools_and_pads_keep_every_bit():
     )
     got = lowered_outputs(IntegerPoolsAndPads(), x)
     assert not differences(got, list(IntegerPoolsAndPads()(x)), [None] * 3)
+
+
+class ExtremaOfNothing(torch.nn.Module):
+    def forward(self, x):
+        return torch.amin(x, [0]), torch.amax(x, 0, keepdim=True), torch.amax(x.float(), 2)
+
+
+def test_extrema_of_an_empty_tensor_run_and_are_empty():
+    """ExecuTorch 1.5.1's ``amax`` and ``amin`` kernels aborted the process on an empty input."""
+    x = torch.zeros(1, 0, 2, dtype=torch.int32)
+    got = lowered_outputs(ExtremaOfNothing(), x)
+    assert [tuple(t.shape) for t in got] == [(0, 2), (1, 0, 2), (1, 0)]
+    assert not differences(got, list(ExtremaOfNothing()(x)), [None] * 3)

@@ -43,7 +43,8 @@ runs :data:`DECOMPOSITIONS` there:
 * ExecuTorch 1.5.1's integer ``div`` kernels raise SIGFPE for the most
   negative integer over -1, which ends the process; its ``cumsum`` kernel
   fails on a 0-d tensor and its ``gather`` kernel on int32 indices, both of
-  which PyTorch takes. OpenVINO's ``IsNaN`` and ``IsInf`` refuse integers.
+  which PyTorch takes; its ``amax`` and ``amin`` kernels abort the process on
+  an empty input. OpenVINO's ``IsNaN`` and ``IsInf`` refuse integers.
 * ExecuTorch 1.5.1's ``copy`` kernel fails to broadcast a 0-d source and
   writes floats into bools wrong, and its ``squeeze_copy`` fails on a listed
   dim whose size is not 1, which PyTorch leaves in place.
@@ -446,6 +447,23 @@ def gather_with_int64_indices(
     return aten.gather.default(x, dim, index.to(torch.int64), sparse_grad=sparse_grad)
 
 
+def extremum_of_nothing(
+    x: torch.Tensor, dim: int | list[int] | tuple[int, ...] = (), keepdim: bool = False
+) -> Any:
+    """``amax`` or ``amin`` of an empty tensor: zeros of the (empty) result's shape; ``NotImplemented`` otherwise.
+
+    ExecuTorch 1.5.1's ``amax`` and ``amin`` kernels abort the process on an
+    empty input ("Input tensor must be nonempty"), where PyTorch returns an
+    empty result (it refuses to reduce an empty dim, so the result is empty).
+    """
+    if not guard_or_false(x.numel() == 0):
+        return NotImplemented
+    listed = [dim] if isinstance(dim, int) else list(dim) or list(range(x.dim()))
+    dims = {d % x.dim() for d in listed}
+    shape = [1 if i in dims else size for i, size in enumerate(x.shape) if keepdim or i not in dims]
+    return x.new_zeros(shape)
+
+
 def softmax_of_a_scalar(x: torch.Tensor, dim: int, *args: Any, **kwargs: Any) -> Any:
     """``softmax`` of a 0-d tensor: 1, or NaN where ``x`` is NaN or infinite; ``NotImplemented`` otherwise.
 
@@ -518,6 +536,8 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.isinf.default: integer_class_test,
     aten.isfinite.default: integer_finite_test,
     aten.gather.default: gather_with_int64_indices,
+    aten.amax.default: extremum_of_nothing,
+    aten.amin.default: extremum_of_nothing,
     **{compare: _in_common_dtype(compare) for compare in _COMPARISONS},
     **{scatter: _in_own_dtype(scatter) for scatter in _SCATTERS},
     **dict.fromkeys(_ROUNDINGS, integer_rounding),
@@ -592,6 +612,10 @@ _WHEN: dict[Any, Callable[[torch.fx.Node, object], bool]] = {
     aten.cumsum.default: lambda node, value: _scalar(value),
     **dict.fromkeys(_CLASS_TESTS, lambda node, value: _integer(value)),
     aten.gather.default: _gathers_at_narrow_indices,
+    **dict.fromkeys(
+        (aten.amax.default, aten.amin.default),
+        lambda node, value: isinstance(value, torch.Tensor) and guard_or_false(value.numel() == 0),
+    ),
     aten.sum.dim_IntList: _integer_sum,
     **dict.fromkeys((aten.squeeze.dim, aten.squeeze.dims), _squeezes_other_sizes),
 }
