@@ -463,6 +463,19 @@ def test_gelu_of_infinity_in_float16_is_infinity():
     assert not differences([output[1:] for output in got], expected, [None] * 2)
 
 
+class LoneGelus(torch.nn.Module):
+    def forward(self, x, y):
+        return torch.nn.functional.gelu(x), torch.nn.functional.gelu(y)
+
+
+def test_gelu_of_a_lone_infinity_is_infinity_in_every_dtype():
+    """PyTorch's float32 and bfloat16 kernels give inf for a one-element +inf (NaN in longer tensors)."""
+    inputs = (torch.tensor([INF]), torch.tensor(INF, dtype=torch.bfloat16))
+    got = lowered_outputs(LoneGelus(), *inputs)
+    assert [output.item() for output in got] == [INF, INF]
+    assert [output.item() for output in LoneGelus()(*inputs)] == [INF, INF]
+
+
 class HalfMaxPools(torch.nn.Module):
     def forward(self, x, volume):
         values, indices = torch.ops.aten.max_pool2d_with_indices.default(x, [1, 2])
