@@ -1,6 +1,8 @@
 """Wrong results the graph fuzzer found, each through ExecuTorch's own API."""
 
 import math
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -698,3 +700,35 @@ def test_extrema_of_an_empty_tensor_run_and_are_empty():
     got = lowered_outputs(ExtremaOfNothing(), x)
     assert [tuple(t.shape) for t in got] == [(0, 2), (1, 0, 2), (1, 0)]
     assert not differences(got, list(ExtremaOfNothing()(x)), [None] * 3)
+
+
+_VARIANCE_OF_NOTHING = """
+import torch
+from executorch.exir import to_edge_transform_and_lower
+from executorch.runtime import Runtime
+from ov_runtime import OpenvinoPartitioner
+
+class Variance(torch.nn.Module):
+    def forward(self, x):
+        return torch.var(x)
+
+x = torch.zeros(5, 2, 0, 2)
+program = to_edge_transform_and_lower(
+    torch.export.export(Variance(), (x,)), partitioner=[OpenvinoPartitioner()]
+).to_executorch()
+method = Runtime.get().load_program(program.buffer).load_method("forward")
+for _ in range(3):
+    assert method.execute([x])[0].isnan().item()
+"""
+
+
+def test_the_variance_of_an_empty_tensor_is_nan_and_leaves_memory_intact():
+    """OpenVINO's CPU plugin wrote past the 0-d output of a rank-4 empty variance.
+
+    That corrupted the heap, and the process aborted when it freed ExecuTorch's memory plan, so
+    the program runs in a process of its own that must exit cleanly.
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", _VARIANCE_OF_NOTHING], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -3,8 +3,13 @@
 PyTorch divides the sum of no elements by their count, 0, so the mean, the
 variance and the standard deviation of an empty dim are NaN. OpenVINO's CPU
 plugin gives 0 (measured on 2026.4: ``zeros(3, 0).mean(-1)`` gave
-``[0, 0, 0]``). A static count of 0 is known at lowering, so such a result is
-multiplied by NaN: the shape stays OpenVINO's and every value becomes NaN.
+``[0, 0, 0]``). A static count of 0 is known at lowering, so a result of a
+static shape becomes ``full(shape, nan)``, and one whose shape is known only at
+run time is multiplied by NaN (its shape stays OpenVINO's).
+
+Nothing is computed on the empty input where the shape is static: the CPU
+plugin's variance of an empty rank-4 tensor over all dims wrote past its 0-d
+output (seen under valgrind, 2026.4), which corrupted ExecuTorch's memory plan.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import math
 import torch
 
 from ov_passes.declarations import Stage, declare
-from ov_passes.pipeline import call_function, redirect_users, reduced_dims
+from ov_passes.pipeline import call_function, redirect_users, reduced_dims, replace_node
 from ov_spec import op_name
 
 aten = torch.ops.aten
@@ -58,8 +63,18 @@ def averages_of_nothing_as_nan(graph_module: torch.fx.GraphModule) -> bool:
         value = node.meta.get("val")
         if not isinstance(value, torch.Tensor) or not value.is_floating_point():
             continue
-        with graph.inserting_after(node):
-            nan = call_function(graph, aten.mul.Scalar, (node, math.nan))
-        redirect_users(node, nan)
+        shape = list(value.shape)
+        if all(isinstance(size, int) for size in shape):
+            with graph.inserting_before(node):
+                nan = call_function(
+                    graph, aten.full.default, (shape, math.nan), {"dtype": value.dtype}
+                )
+            replace_node(node, nan)
+        else:
+            with graph.inserting_after(node):
+                nan = call_function(graph, aten.mul.Scalar, (node, math.nan))
+            redirect_users(node, nan)
         changed = True
+    if changed:
+        graph.eliminate_dead_code()
     return changed
