@@ -732,3 +732,16 @@ def test_the_variance_of_an_empty_tensor_is_nan_and_leaves_memory_intact():
         [sys.executable, "-c", _VARIANCE_OF_NOTHING], capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+class SelectsOfMixedValues(torch.nn.Module):
+    def forward(self, x, y):
+        mask = x < 2
+        return torch.where(mask, mask, x), torch.where(mask, y, x), torch.where(mask, x, mask)
+
+
+def test_a_select_of_a_bool_and_another_dtype_loads_and_equals_eager():
+    """OpenVINO's CPU plugin refused a Select of a bool and a uint8 value: the program did not load."""
+    inputs = (torch.tensor([0, 3, 1, 255], dtype=torch.uint8), torch.tensor([True, False] * 2))
+    got = lowered_outputs(SelectsOfMixedValues(), *inputs)
+    assert not differences(got, list(SelectsOfMixedValues()(*inputs)), [None] * 3)

@@ -442,9 +442,10 @@ def gather_with_int64_indices(
     PyTorch takes int32 indices; ExecuTorch 1.5.1's ``gather`` kernel fails on
     them (error 0x12).
     """
-    if index.dtype == torch.int64:
-        return NotImplemented
-    return aten.gather.default(x, dim, index.to(torch.int64), sparse_grad=sparse_grad)
+    if index.dtype == torch.int64 or index.is_floating_point():
+        return NotImplemented  # a float index is taken only when it is empty
+    wide = index.to(torch.int64, memory_format=torch.contiguous_format)
+    return aten.gather.default(x, dim, wide, sparse_grad=sparse_grad)
 
 
 def extremum_of_nothing(
@@ -587,7 +588,7 @@ def _squeezes_other_sizes(node: torch.fx.Node, value: object) -> bool:
 
 def _gathers_at_narrow_indices(node: torch.fx.Node, value: object) -> bool:
     index = node.args[2].meta.get("val") if isinstance(node.args[2], torch.fx.Node) else None
-    return isinstance(index, torch.Tensor) and index.dtype != torch.int64
+    return _integer(index) and getattr(index, "dtype", None) != torch.int64
 
 
 def _divides_integers_by_a_signed(node: torch.fx.Node, dividend: object) -> bool:

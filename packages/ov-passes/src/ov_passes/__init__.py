@@ -22,6 +22,7 @@ from ov_passes.integer_floor_division import integer_floor_division_by_truncatio
 from ov_passes.logical_ops import (
     bool_selects_as_bitwise,
     logical_ops_as_bitwise,
+    select_values_in_result_dtype,
     truth_as_comparisons,
 )
 from ov_passes.nan_comparisons import greater_as_less
@@ -58,6 +59,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     reductions_of_scalars_as_copies,
     logical_ops_as_bitwise,
     truth_as_comparisons,
+    select_values_in_result_dtype,
     bool_selects_as_bitwise,
     integer_floor_division_by_truncation,
     exact_integer_comparisons,
@@ -128,6 +130,7 @@ __all__ = [
     "reductions_over_every_dim",
     "replace_node",
     "run_passes",
+    "select_values_in_result_dtype",
     "slice_bounds_as_tensors",
     "small_arguments_by_series",
     "truth_as_comparisons",

@@ -7,6 +7,11 @@ non-bool operand becomes ``x != 0`` first, as PyTorch reads it (NaN is true).
 
 ``where(c, a, b)`` of bool values becomes ``(c & a) | (~c & b)``: OpenVINO's
 CPU plugin fails to compile a ``Select`` of bools (its JIT eltwise kernel).
+A value of ``where`` in another dtype than the result (a bool beside uint8,
+which PyTorch promotes) is cast first: the frontend made a ``Select`` of a
+bool and a u8, which the CPU plugin refused. A bool is cast through int32:
+the plugin folded a single bool-to-u8 ``Convert`` of the condition itself into
+the ``Select`` and then refused it (2026.4).
 
 A float, int32 or int64 tensor read as bools, converted (``x.bool()``) or
 reduced (``any``, ``all``), becomes ``x != 0`` first: OpenVINO's CPU plugin
@@ -105,6 +110,40 @@ def _bool_tensor(value: object) -> bool:
         isinstance(value, torch.fx.Node)
         and getattr(value.meta.get("val"), "dtype", None) == torch.bool
     )
+
+
+@declare(Stage.REWRITES)
+def select_values_in_result_dtype(graph_module: torch.fx.GraphModule) -> bool:
+    """Cast each value tensor of ``where(c, a, b)`` whose dtype is not the result's to it.
+
+    Returns:
+        True when a value was cast.
+    """
+    graph = graph_module.graph
+    changed = False
+    for node in list(graph.nodes):
+        result = node.meta.get("val")
+        if op_name(node) != "aten.where.self" or not isinstance(result, torch.Tensor):
+            continue
+        for position, value in enumerate(node.args[1:3], start=1):
+            dtype = (
+                getattr(value.meta.get("val"), "dtype", None)
+                if isinstance(value, torch.fx.Node)
+                else None
+            )
+            if dtype is None or dtype == result.dtype:
+                continue
+            with graph.inserting_before(node):
+                if dtype == torch.bool:  # a bool goes through int32 (see the module's docstring)
+                    value = call_function(
+                        graph, aten._to_copy.default, (value,), {"dtype": torch.int32}
+                    )
+                cast = call_function(
+                    graph, aten._to_copy.default, (value,), {"dtype": result.dtype}
+                )
+            node.update_arg(position, cast)
+            changed = True
+    return changed
 
 
 @declare(Stage.REWRITES)
