@@ -745,3 +745,25 @@ def test_a_select_of_a_bool_and_another_dtype_loads_and_equals_eager():
     inputs = (torch.tensor([0, 3, 1, 255], dtype=torch.uint8), torch.tensor([True, False] * 2))
     got = lowered_outputs(SelectsOfMixedValues(), *inputs)
     assert not differences(got, list(SelectsOfMixedValues()(*inputs)), [None] * 3)
+
+
+class ScattersAtAScalarIndex(torch.nn.Module):
+    def forward(self, x, wide):
+        index = torch.argmin(x)
+        return (
+            torch.scatter(x, -1, index, x.flip(0)),
+            torch.scatter(x, 0, index, 2.5),
+            torch.scatter_add(x, 0, index, x),
+            torch.gather(x, 0, index),
+            torch.scatter(wide, 0, torch.argmax(wide), wide),
+        )
+
+
+def test_scatters_and_gathers_at_the_0d_index_of_a_vector_equal_eager():
+    """ExecuTorch 1.5.1's scatter kernel crashed the process (SIGSEGV) on the 0-d index of a 1-d tensor."""
+    inputs = (
+        torch.tensor([0.5, -1.0, 3.0, 0.25], dtype=torch.bfloat16),
+        torch.tensor([2**40, -3, 2**41]),
+    )
+    got = lowered_outputs(ScattersAtAScalarIndex(), *inputs)
+    assert not differences(got, list(ScattersAtAScalarIndex()(*inputs)), [None] * 5)

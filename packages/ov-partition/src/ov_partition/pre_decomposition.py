@@ -44,7 +44,8 @@ runs :data:`DECOMPOSITIONS` there:
   negative integer over -1, which ends the process; its ``cumsum`` kernel
   fails on a 0-d tensor and its ``gather`` kernel on int32 indices, both of
   which PyTorch takes; its ``amax`` and ``amin`` kernels abort the process on
-  an empty input. OpenVINO's ``IsNaN`` and ``IsInf`` refuse integers.
+  an empty input, and its ``scatter`` kernel crashes on the 0-d index of a
+  1-d tensor, which PyTorch reads as one of shape ``(1,)``. OpenVINO's ``IsNaN`` and ``IsInf`` refuse integers.
 * ExecuTorch 1.5.1's ``copy`` kernel fails to broadcast a 0-d source and
   writes floats into bools wrong, and its ``squeeze_copy`` fails on a listed
   dim whose size is not 1, which PyTorch leaves in place.
@@ -434,18 +435,42 @@ def integer_finite_test(x: torch.Tensor) -> Any:
     return NotImplemented if x.is_floating_point() or x.is_complex() else x == x
 
 
+@_kept_whole_inside
 def gather_with_int64_indices(
     x: torch.Tensor, dim: int, index: torch.Tensor, *, sparse_grad: bool = False
 ) -> Any:
-    """``gather`` with its indices cast to int64; ``NotImplemented`` when they are int64.
+    """``gather`` at int64 indices of ``x``'s rank; ``NotImplemented`` when they are so already.
 
-    PyTorch takes int32 indices; ExecuTorch 1.5.1's ``gather`` kernel fails on
-    them (error 0x12).
+    PyTorch takes int32 indices, and a 0-d index of a 1-d ``x`` as one of
+    shape ``(1,)``; ExecuTorch 1.5.1's ``gather`` kernel fails on the first
+    (error 0x12).
     """
-    if index.dtype == torch.int64 or index.is_floating_point():
+    if index.is_floating_point():
         return NotImplemented  # a float index is taken only when it is empty
     wide = index.to(torch.int64, memory_format=torch.contiguous_format)
+    if index.dim() == 0 and x.dim() == 1:
+        return aten.gather.default(x, dim, wide.reshape(1), sparse_grad=sparse_grad).reshape(())
     return aten.gather.default(x, dim, wide, sparse_grad=sparse_grad)
+
+
+def _at_an_index_of_shape_one(scatter: Callable[..., Any]) -> Callable[..., Any]:
+    """``scatter`` (``scatter``, ``scatter_add``, ``scatter_reduce``) of a 1-d ``x`` at a 0-d index, at one of shape ``(1,)``.
+
+    PyTorch reads a 0-d index of a 1-d tensor as one of shape ``(1,)``, which
+    takes the first element of ``src``; ExecuTorch 1.5.1's ``scatter`` kernel
+    crashed the process on it (SIGSEGV). Other indices are kept whole.
+    """
+
+    def at_an_index_of_shape_one(
+        x: torch.Tensor, dim: int, index: torch.Tensor, src: Any, *args: Any, **kwargs: Any
+    ) -> Any:
+        if index.dim() != 0 or x.dim() != 1:
+            return NotImplemented
+        if isinstance(src, torch.Tensor):
+            src = src.reshape(-1)[:1]
+        return scatter(x, dim, index.reshape(1), src, *args, **kwargs)
+
+    return at_an_index_of_shape_one
 
 
 def extremum_of_nothing(
@@ -494,6 +519,13 @@ _ROUNDINGS = (aten.ceil.default, aten.floor.default, aten.round.default, aten.tr
 
 _SCATTERS = (aten.select_scatter.default, aten.slice_scatter.default)
 
+_INDEXED_SCATTERS = (
+    aten.scatter.src,
+    aten.scatter.value,
+    aten.scatter_add.default,
+    aten.scatter_reduce.two,
+)
+
 _DIVISIONS = (aten.div.Tensor_mode, aten.div.Scalar_mode, aten.floor_divide.default)
 
 _CLASS_TESTS = (aten.isnan.default, aten.isinf.default, aten.isfinite.default)
@@ -537,6 +569,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.isinf.default: integer_class_test,
     aten.isfinite.default: integer_finite_test,
     aten.gather.default: gather_with_int64_indices,
+    **{scatter: _at_an_index_of_shape_one(scatter) for scatter in _INDEXED_SCATTERS},
     aten.amax.default: extremum_of_nothing,
     aten.amin.default: extremum_of_nothing,
     **{compare: _in_common_dtype(compare) for compare in _COMPARISONS},
@@ -586,9 +619,19 @@ def _squeezes_other_sizes(node: torch.fx.Node, value: object) -> bool:
     )
 
 
+def _index(node: torch.fx.Node) -> object:
+    return node.args[2].meta.get("val") if isinstance(node.args[2], torch.fx.Node) else None
+
+
+def _at_a_scalar_index_of_a_vector(node: torch.fx.Node, value: object) -> bool:
+    index = _index(node)
+    return _scalar(index) and isinstance(value, torch.Tensor) and value.dim() == 1
+
+
 def _gathers_at_narrow_indices(node: torch.fx.Node, value: object) -> bool:
-    index = node.args[2].meta.get("val") if isinstance(node.args[2], torch.fx.Node) else None
-    return _integer(index) and getattr(index, "dtype", None) != torch.int64
+    index = _index(node)
+    narrow = _integer(index) and getattr(index, "dtype", None) != torch.int64
+    return narrow or _at_a_scalar_index_of_a_vector(node, value)
 
 
 def _divides_integers_by_a_signed(node: torch.fx.Node, dividend: object) -> bool:
@@ -613,6 +656,7 @@ _WHEN: dict[Any, Callable[[torch.fx.Node, object], bool]] = {
     aten.cumsum.default: lambda node, value: _scalar(value),
     **dict.fromkeys(_CLASS_TESTS, lambda node, value: _integer(value)),
     aten.gather.default: _gathers_at_narrow_indices,
+    **dict.fromkeys(_INDEXED_SCATTERS, _at_a_scalar_index_of_a_vector),
     **dict.fromkeys(
         (aten.amax.default, aten.amin.default),
         lambda node, value: isinstance(value, torch.Tensor) and guard_or_false(value.numel() == 0),
