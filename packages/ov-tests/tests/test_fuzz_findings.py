@@ -404,6 +404,26 @@ def test_integer_powers_wrap_as_pytorchs():
     assert not differences(got, list(IntegerPowers()(*inputs)), [None] * 6)
 
 
+class Int32Powers(torch.nn.Module):
+    def forward(self, x):
+        return torch.pow(x, x), torch.pow(x, -x.abs())
+
+
+def test_int32_powers_with_a_dynamic_dim_keep_every_bit():
+    """With a dim known only at run time, the delegate's int32 chain of products came back rounded past 2**24."""
+    x = torch.tensor([[357130201, 2, 3, -1, 9, 123, 110518807, 2**31 - 1, 0, 1]], dtype=torch.int32)
+    x = x.repeat(2, 1)
+    rows = torch.export.Dim("rows", min=1, max=8)
+    program = to_edge_transform_and_lower(
+        torch.export.export(Int32Powers(), (x,), dynamic_shapes=({0: rows},)),
+        partitioner=[OpenvinoPartitioner()],
+    ).to_executorch()
+    method = Runtime.get().load_program(program.buffer).load_method("forward")
+    for inputs in (x, x[:1].flip(1), x.repeat(3, 1)):
+        got = list(method.execute([inputs]))
+        assert not differences(got, list(Int32Powers()(inputs)), [None] * 2)
+
+
 class Int16Products(torch.nn.Module):
     def forward(self, a, b):
         return torch.where(b > 4, a * b, a)

@@ -221,15 +221,22 @@ def integer_power(a: torch.Tensor, b: torch.Tensor | int) -> Any:
     if not dtype.is_signed:
         return power
     of_one = torch.where(base == -1, torch.where(bits[0], -1, 1), (base == 1).to(dtype))
-    return torch.where(exponent < 0, of_one.to(dtype), power)
+    negative = (exponent < 0).to(dtype)  # a product, not a where (see _by_squaring)
+    return power * (1 - negative) + of_one.to(dtype) * negative
 
 
 def _by_squaring(base: torch.Tensor, bits: list[bool] | list[torch.Tensor]) -> torch.Tensor:
-    """The product of ``base ** (2 ** i)`` over the bits ``i`` set, lowest first: known or tensors."""
+    """The product of ``base ** (2 ** i)`` over the bits ``i`` set, lowest first: known or tensors.
+
+    A bit tensor takes its factor as ``1 + bit * (base - 1)``, which is ``base``
+    or 1 in wrapping arithmetic too, not as a ``where``: with a dim known only
+    at run time, OpenVINO 2026.4's CPU plugin computed an int32 chain of
+    products and bool-fed ``Select`` in float32 (``3 ** 41`` rounded).
+    """
     power = torch.ones_like(base)
     for position, bit in enumerate(bits):
         if isinstance(bit, torch.Tensor):
-            power = torch.where(bit, power * base, power)
+            power = power * (1 + bit.to(base.dtype) * (base - 1))
         elif bit:
             power = power * base
         if position + 1 < len(bits):
