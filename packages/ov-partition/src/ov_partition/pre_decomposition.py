@@ -45,7 +45,8 @@ runs :data:`DECOMPOSITIONS` there:
   fails on a 0-d tensor and its ``gather`` kernel on int32 indices, both of
   which PyTorch takes; its ``amax`` and ``amin`` kernels abort the process on
   an empty input, and its ``scatter`` kernel crashes on the 0-d index of a
-  1-d tensor, which PyTorch reads as one of shape ``(1,)``. OpenVINO's ``IsNaN`` and ``IsInf`` refuse integers.
+  1-d tensor, which PyTorch reads as one of shape ``(1,)``. OpenVINO's
+  ``IsNaN`` and ``IsInf`` refuse integers.
 * ExecuTorch 1.5.1's ``copy`` kernel fails to broadcast a 0-d source and
   writes floats into bools wrong, and its ``squeeze_copy`` fails on a listed
   dim whose size is not 1, which PyTorch leaves in place.
