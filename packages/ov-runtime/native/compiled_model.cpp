@@ -94,6 +94,7 @@ bool compile_payload(const OpenvinoApi& api, const PayloadView& payload,
     *error = "cannot read the model IR of the payload: " + api.describe(status);
     return false;
   }
+  if (api.keep_exact_divisions) api.keep_exact_divisions(model);
   std::vector<const char*> args;
   for (const auto& [key, value] : properties) {
     args.push_back(key.c_str());

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <vector>
 
+#include "errors.h"
+
 namespace ov_executorch {
 namespace {
 
@@ -52,6 +54,36 @@ std::vector<std::string> candidate_libraries() {
   return found;
 }
 
+// The library that marks Divide nodes, beside this one. It links the OpenVINO C++
+// library of the wheel it was built with (OV_EXECUTORCH_OPENVINO_SONAME), so it is
+// opened only where OpenVINO's C library has already brought that same one in:
+// another OpenVINO in the process would be a second runtime.
+void load_division_marker(OpenvinoApi& api) {
+#ifdef OV_EXECUTORCH_OPENVINO_SONAME
+  Dl_info info{};
+  if (dlopen(OV_EXECUTORCH_OPENVINO_SONAME, RTLD_NOW | RTLD_NOLOAD) == nullptr ||
+      !dladdr(reinterpret_cast<void*>(&load_division_marker), &info) || !info.dli_fname) {
+    log_info("the OpenVINO loaded is not the one this backend was built with (%s); a Divide "
+             "may be computed as a product by the reciprocal",
+             OV_EXECUTORCH_OPENVINO_SONAME);
+    return;
+  }
+  auto path = std::filesystem::path(info.dli_fname).parent_path() /
+      "libov_executorch_divisions.so";
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle != nullptr) {
+    api.keep_exact_divisions = reinterpret_cast<decltype(api.keep_exact_divisions)>(
+        dlsym(handle, "ov_executorch_keep_exact_divisions"));
+  }
+  if (api.keep_exact_divisions == nullptr) {
+    log_info("cannot load %s (%s); a Divide may be computed as a product by the reciprocal",
+             path.c_str(), handle ? "no marking function" : dlerror());
+  }
+#else
+  (void)api;
+#endif
+}
+
 struct Loaded {
   OpenvinoApi api;
   ov_core_t* core = nullptr;
@@ -83,6 +115,7 @@ Loaded load() {
       loaded.error += " (" + path + ")";
       return loaded;
     }
+    load_division_marker(loaded.api);
     ov_status_e status = loaded.api.ov_core_create(&loaded.core);
     if (status != OK) {
       loaded.error = "ov_core_create failed: " + loaded.api.describe(status);

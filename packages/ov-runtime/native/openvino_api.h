@@ -61,6 +61,12 @@ struct OpenvinoApi {
 
   // Text for a failed call: the status name and OpenVINO's last message.
   std::string describe(ov_status_e status) const;
+
+  // Marks each Divide of a model read from IR as OpenVINO's PyTorch frontend
+  // does, so that the CPU plugin divides rather than multiplies by the
+  // reciprocal (native/divisions/keep_exact_divisions.cpp); returns how many.
+  // Null where that library could not be loaded with the OpenVINO loaded here.
+  int (*keep_exact_divisions)(ov_model_t* model) = nullptr;
 };
 
 // The process-wide API and core, loaded on first use. Returns nullptr and

@@ -787,3 +787,24 @@ def test_scatters_and_gathers_at_the_0d_index_of_a_vector_equal_eager():
     )
     got = lowered_outputs(ScattersAtAScalarIndex(), *inputs)
     assert not differences(got, list(ScattersAtAScalarIndex()(*inputs)), [None] * 5)
+
+
+class Quotients(torch.nn.Module):
+    def forward(self, a, b):
+        return a / b, torch.acos(b / b)
+
+
+def test_a_division_divides_and_does_not_multiply_by_the_reciprocal():
+    """OpenVINO's CPU plugin rewrote each Divide read from IR into a * b**-1.
+
+    The PyTorch frontend marks its Divides to keep them, but the mark is not written
+    to IR: a quarter of quotients came back one unit in the last place off (so
+    ``acos(b / b)`` was 3e-4 or NaN, not 0), and a quotient by a tiny divisor was inf.
+    """
+    generator = torch.Generator().manual_seed(0)
+    a = torch.cat([torch.tensor([0.75, 1.0]), torch.randn(998, generator=generator)])
+    b = torch.cat([torch.tensor([2.9387e-39, 1e-45]), torch.randn(998, generator=generator)])
+    got = lowered_outputs(Quotients(), a, b)
+    expected = Quotients()(a, b)
+    assert torch.equal(got[0], expected[0])
+    assert torch.equal(got[1], expected[1])  # zeros
