@@ -54,31 +54,39 @@ std::vector<std::string> candidate_libraries() {
   return found;
 }
 
-// The library that marks Divide nodes, beside this one. It links the OpenVINO C++
+// The library that marks Divide nodes: beside this one (installed), else where the
+// build put it (a static archive inside an application). It links the OpenVINO C++
 // library of the wheel it was built with (OV_EXECUTORCH_OPENVINO_SONAME), so it is
 // opened only where OpenVINO's C library has already brought that same one in:
 // another OpenVINO in the process would be a second runtime.
 void load_division_marker(OpenvinoApi& api) {
 #ifdef OV_EXECUTORCH_OPENVINO_SONAME
-  Dl_info info{};
-  if (dlopen(OV_EXECUTORCH_OPENVINO_SONAME, RTLD_NOW | RTLD_NOLOAD) == nullptr ||
-      !dladdr(reinterpret_cast<void*>(&load_division_marker), &info) || !info.dli_fname) {
-    log_info("the OpenVINO loaded is not the one this backend was built with (%s); a Divide "
-             "may be computed as a product by the reciprocal",
-             OV_EXECUTORCH_OPENVINO_SONAME);
+  constexpr const char* kMissing = "; a Divide may be computed as a product by the reciprocal";
+  if (dlopen(OV_EXECUTORCH_OPENVINO_SONAME, RTLD_NOW | RTLD_NOLOAD) == nullptr) {
+    log_info("the OpenVINO loaded is not the one this backend was built with (%s)%s",
+             OV_EXECUTORCH_OPENVINO_SONAME, kMissing);
     return;
   }
-  auto path = std::filesystem::path(info.dli_fname).parent_path() /
-      "libov_executorch_divisions.so";
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle != nullptr) {
+  std::vector<std::string> paths;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&load_division_marker), &info) && info.dli_fname) {
+    paths.push_back(std::filesystem::path(info.dli_fname).parent_path() /
+                    "libov_executorch_divisions.so");
+  }
+  paths.emplace_back(OV_EXECUTORCH_DIVISIONS_LIBRARY);
+  std::string tried;
+  for (const auto& path : paths) {
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      tried += " " + path + ": " + dlerror() + ";";
+      continue;
+    }
     api.keep_exact_divisions = reinterpret_cast<decltype(api.keep_exact_divisions)>(
         dlsym(handle, "ov_executorch_keep_exact_divisions"));
+    if (api.keep_exact_divisions != nullptr) return;
+    tried += " " + path + ": no ov_executorch_keep_exact_divisions;";
   }
-  if (api.keep_exact_divisions == nullptr) {
-    log_info("cannot load %s (%s); a Divide may be computed as a product by the reciprocal",
-             path.c_str(), handle ? "no marking function" : dlerror());
-  }
+  log_info("cannot load the Divide marker (%s)%s", tried.c_str(), kMissing);
 #else
   (void)api;
 #endif
