@@ -821,3 +821,24 @@ def test_running_sums_of_bfloat16_add_in_float32_as_eager():
     x = (torch.randn(3, 200, generator=generator) * 10).to(torch.bfloat16)
     got = lowered_outputs(RunningSums(), x)[0]
     assert torch.equal(got, RunningSums()(x))
+
+
+class RunningProducts(torch.nn.Module):
+    def forward(self, x, counts, flags):
+        return torch.cumprod(x, 1), torch.cumprod(counts, -1), torch.cumprod(flags, 0)
+
+
+def test_running_products_lower_and_equal_eager():
+    """``to_edge`` refused ``aten.cumprod`` (not core ATen), with or without a partitioner."""
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 11, generator=generator) / 4 + 1
+    x[1, 4] = 0.0
+    x[2, 6] = math.nan
+    counts = torch.tensor(
+        [[3, -7, 2**20, 5, 2**20, 2**20, -1, 9]], dtype=torch.int32
+    )  # wraps int64
+    flags = torch.tensor([True, True, False, True])
+    got = lowered_outputs(RunningProducts(), x, counts, flags)
+    wanted = RunningProducts()(x, counts, flags)
+    assert [g.dtype for g in got] == [torch.float32, torch.int64, torch.int64]
+    assert not differences(got, list(wanted), [None] * 3)

@@ -108,8 +108,8 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         """Apply this backend's decompositions to the ATen program, before ExecuTorch's own.
 
         ``to_edge_transform_and_lower`` calls this hook first. It decomposes
-        ``round.decimals`` and ``linalg_solve_triangular``, which ExecuTorch's
-        edge checker refuses, integer ``remainder``, whose ExecuTorch 1.5.1
+        ``round.decimals``, ``cumprod`` and ``linalg_solve_triangular``, which
+        ExecuTorch's edge checker refuses, integer ``remainder``, whose ExecuTorch 1.5.1
         kernel takes the dividend's sign, and ``nonzero`` of a non-bool
         tensor into ``nonzero(x != 0)``, so that ``nonzero`` is delegated
         (:mod:`ov_partition.pre_decomposition`).

@@ -6,8 +6,8 @@ default decompositions and its edge checker; :func:`decompose_for_lowering`
 runs :data:`DECOMPOSITIONS` there:
 
 * ``to_edge`` refuses an op outside core ATen that has no decomposition of its
-  own: ``aten.round.decimals`` and ``aten.linalg_solve_triangular``, which
-  ``MultivariateNormal.log_prob`` calls.
+  own: ``aten.round.decimals``, ``aten.cumprod`` and
+  ``aten.linalg_solve_triangular``, which ``MultivariateNormal.log_prob`` calls.
 * ExecuTorch 1.5.1's CPU kernel of integer ``remainder`` takes the dividend's
   sign (C's ``%``: ``-7 % 2`` gives -1, PyTorch 1), so an integer remainder
   left on the CPU would be wrong.
@@ -81,6 +81,42 @@ def round_decimals(x: torch.Tensor, *, decimals: int = 0) -> torch.Tensor:
     if decimals > 0:
         return torch.round(x * scale) / scale
     return torch.round(x / scale) * scale
+
+
+def running_products(
+    x: torch.Tensor, dim: int, *, dtype: torch.dtype | None = None
+) -> torch.Tensor:
+    """``torch.cumprod(x, dim, dtype=dtype)`` as a scan of ``ceil(log2(n))`` shifted products.
+
+    Step ``k`` multiplies each element by the one ``2**k`` before it along
+    ``dim`` (by 1 where there is none), so after the last step each element is
+    the product of its prefix (Hillis and Steele's scan). The result's dtype
+    is PyTorch's: ``dtype`` when given, else int64 for integers and bools, else
+    the input's. Integers wrap as PyTorch's, since a wrapping product does not
+    depend on the order; floats are the same product in another association,
+    so they agree to rounding (PyTorch accumulates float32 in double, so a
+    prefix whose float32 partial products overflow may differ). The size
+    along ``dim`` must be static; a dynamic one is left whole (``to_edge`` then
+    refuses it, as without this).
+    """
+    if dtype is None and not x.is_floating_point():
+        dtype = torch.int64
+    if dtype is not None:
+        x = x.to(dtype)
+    if x.dim() == 0:
+        return x.clone()
+    dim %= x.dim()
+    n = x.shape[dim]
+    if not isinstance(n, int):
+        return NotImplemented
+    shift = 1
+    while shift < n:
+        before = torch.cat(
+            [torch.ones_like(x.narrow(dim, 0, shift)), x.narrow(dim, 0, n - shift)], dim
+        )
+        x = x * before
+        shift *= 2
+    return x
 
 
 def solve_triangular(
@@ -553,6 +589,7 @@ _COMPARISONS = (
 
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.round.decimals: round_decimals,
+    aten.cumprod.default: running_products,
     aten.linalg_solve_triangular.default: solve_triangular,
     aten.remainder.Tensor: integer_remainder,
     aten.remainder.Scalar: integer_remainder,
