@@ -842,3 +842,22 @@ def test_running_products_lower_and_equal_eager():
     wanted = RunningProducts()(x, counts, flags)
     assert [g.dtype for g in got] == [torch.float32, torch.int64, torch.int64]
     assert not differences(got, list(wanted), [None] * 3)
+
+
+class PaddingWindows(torch.nn.Module):
+    def forward(self, x, volume):
+        flat = torch.ops.aten.max_pool2d_with_indices.default(x, [2], [1, 2], [1], [2])
+        deep = torch.ops.aten.max_pool3d_with_indices.default(volume, [2], [1], [1], [2], True)
+        return *flat, *deep
+
+
+def test_max_pool_windows_of_padding_alone_are_minus_infinity_with_pytorchs_index():
+    """OpenVINO gave such a window the lowest float and index 0 (NaN and -2**31 after the NaN rewrite)."""
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 1, 5, generator=generator)  # height 1: every window's rows are padding
+    x[1, 0, 2] = math.nan
+    volume = torch.randn(1, 2, 1, 3, 2, generator=generator).to(torch.bfloat16)
+    got = lowered_outputs(PaddingWindows(), x, volume)
+    wanted = list(PaddingWindows()(x, volume))
+    assert wanted[0].isinf().any(), "the test's windows hold padding alone"
+    assert not differences(got, wanted, [None] * 4)

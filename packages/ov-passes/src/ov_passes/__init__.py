@@ -28,6 +28,7 @@ from ov_passes.logical_ops import (
 from ov_passes.nan_comparisons import greater_as_less
 from ov_passes.nan_propagation import nan_through_clamps_and_maxima
 from ov_passes.no_op_aliases import drop_no_op_aliases
+from ov_passes.padding_windows import max_pool_windows_of_padding
 from ov_passes.pipeline import GraphPass, call_function, replace_node, run_passes
 from ov_passes.pool_arguments import pool_arguments_per_dim
 from ov_passes.quantization import (
@@ -67,6 +68,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     gelu_of_infinity_as_pytorch,
     extremum_and_index_as_reduction_and_arg,
     nan_through_clamps_and_maxima,
+    max_pool_windows_of_padding,
     narrow_kernels_widened,
     greater_as_less,
     slice_bounds_as_tensors,
@@ -121,6 +123,7 @@ __all__ = [
     "index_select_of_a_scalar_index",
     "integer_floor_division_by_truncation",
     "logical_ops_as_bitwise",
+    "max_pool_windows_of_padding",
     "nan_through_clamps_and_maxima",
     "narrow_kernels_widened",
     "op_name",

@@ -171,7 +171,9 @@ def _nan_windows(
         keys = call_function(graph, aten.mul.Tensor, (keys, positions))
     pooled = call_function(graph, node.target, (keys, *node.args[1:]))
     last = call_function(graph, operator.getitem, (pooled, 0))
-    mask = call_function(graph, aten.ne.Scalar, (last, 0.0))
+    # Positive where the window holds NaN; OpenVINO pools a window of padding alone
+    # to its lowest float (see padding_windows).
+    mask = call_function(graph, aten.gt.Scalar, (last, 0.0))
     if not with_index:
         return mask, None
     position = call_function(graph, aten.sub.Tensor, (last, 1.0))
