@@ -45,7 +45,7 @@ from ov_passes.weight_compression import (
     affine_dequantization_as_arithmetic,
     output_scales_onto_weights,
 )
-from ov_passes.widened_kernels import narrow_kernels_widened
+from ov_passes.widened_kernels import half_math_in_float32, narrow_kernels_widened
 from ov_spec import op_name
 
 DEFAULT_PASSES: tuple[GraphPass, ...] = (
@@ -64,6 +64,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     bool_selects_as_bitwise,
     integer_floor_division_by_truncation,
     exact_integer_comparisons,
+    half_math_in_float32,
     small_arguments_by_series,
     gelu_of_infinity_as_pytorch,
     extremum_and_index_as_reduction_and_arg,
@@ -120,6 +121,7 @@ __all__ = [
     "fake_quantize_as_pairs",
     "gelu_of_infinity_as_pytorch",
     "greater_as_less",
+    "half_math_in_float32",
     "index_select_of_a_scalar_index",
     "integer_floor_division_by_truncation",
     "logical_ops_as_bitwise",

@@ -81,7 +81,8 @@ _SCALAR_REDUCTIONS = frozenset(
 def reductions_of_scalars_as_copies(graph_module: torch.fx.GraphModule) -> bool:
     """Replace a reduction of a 0-d tensor to a 0-d result by the value, cast to the result's dtype.
 
-    ``any`` and ``all`` read the value as ``x != 0``, as PyTorch does (NaN is true).
+    ``any`` and ``all`` read the value as ``x != 0``, as PyTorch does (NaN is
+    true); of a uint8 tensor their result is uint8, 0 or 1.
 
     Returns:
         True when a reduction was replaced.
@@ -98,10 +99,13 @@ def reductions_of_scalars_as_copies(graph_module: torch.fx.GraphModule) -> bool:
         if value.dim() != 0 or not isinstance(result, torch.Tensor) or result.dim() != 0:
             continue
         with graph.inserting_before(node):
-            if result.dtype == torch.bool and value.dtype != torch.bool:
-                copy = truth_value(graph, x)
-            else:
-                copy = call_function(graph, aten._to_copy.default, (x,), {"dtype": result.dtype})
+            copy = x
+            if op_name(node).startswith(("aten.any.", "aten.all.")) and value.dtype != torch.bool:
+                copy = truth_value(graph, x)  # then 0 or 1 in a uint8 result, as PyTorch's
+            if copy.meta["val"].dtype != result.dtype or copy is x:
+                copy = call_function(
+                    graph, aten._to_copy.default, (copy,), {"dtype": result.dtype}
+                )
         replace_node(node, copy)
         changed = True
     return changed

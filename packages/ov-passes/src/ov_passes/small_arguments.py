@@ -117,7 +117,12 @@ _REWRITES = {
 }
 
 
-@declare(Stage.REWRITES, converts={"aten.expm1.default"})
+@declare(
+    Stage.REWRITES,
+    after=("half_math_in_float32",),
+    why="its series of a bfloat16 or float16 argument would add in that dtype, so it reads the float32 copy",
+    converts={"aten.expm1.default"},
+)
 def small_arguments_by_series(graph_module: torch.fx.GraphModule) -> bool:
     """Rewrite float ``log1p``, ``expm1``, ``erf`` and ``elu`` to keep their relative precision near zero.
 
