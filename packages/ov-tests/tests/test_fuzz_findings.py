@@ -825,11 +825,17 @@ def test_running_sums_of_bfloat16_add_in_float32_as_eager():
 
 class RunningProducts(torch.nn.Module):
     def forward(self, x, counts, flags):
-        return torch.cumprod(x, 1), torch.cumprod(counts, -1), torch.cumprod(flags, 0)
+        return (
+            torch.cumprod(x, 1),
+            torch.cumprod(counts, -1),
+            torch.cumprod(flags, 0),
+            torch.exp2(x),
+            torch.exp2(counts),
+        )
 
 
-def test_running_products_lower_and_equal_eager():
-    """``to_edge`` refused ``aten.cumprod`` (not core ATen), with or without a partitioner."""
+def test_running_products_and_powers_of_two_lower_and_equal_eager():
+    """``to_edge`` refused ``aten.cumprod`` and ``aten.exp2`` (not core ATen), with or without a partitioner."""
     generator = torch.Generator().manual_seed(0)
     x = torch.randn(3, 11, generator=generator) / 4 + 1
     x[1, 4] = 0.0
@@ -840,8 +846,8 @@ def test_running_products_lower_and_equal_eager():
     flags = torch.tensor([True, True, False, True])
     got = lowered_outputs(RunningProducts(), x, counts, flags)
     wanted = RunningProducts()(x, counts, flags)
-    assert [g.dtype for g in got] == [torch.float32, torch.int64, torch.int64]
-    assert not differences(got, list(wanted), [None] * 3)
+    assert [g.dtype for g in got] == [torch.float32, torch.int64, torch.int64, *[torch.float32] * 2]
+    assert not differences(got, list(wanted), [None] * 5)
 
 
 class PaddingWindows(torch.nn.Module):
@@ -865,7 +871,13 @@ def test_max_pool_windows_of_padding_alone_are_minus_infinity_with_pytorchs_inde
 
 class HalfMath(torch.nn.Module):
     def forward(self, x):
-        return torch.log2(x), torch.log10(x), torch.log1p(x), torch.erf(x), torch.nn.functional.elu(x)
+        return (
+            torch.log2(x),
+            torch.log10(x),
+            torch.log1p(x),
+            torch.erf(x),
+            torch.nn.functional.elu(x),
+        )
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])

@@ -108,7 +108,7 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         """Apply this backend's decompositions to the ATen program, before ExecuTorch's own.
 
         ``to_edge_transform_and_lower`` calls this hook first. It decomposes
-        ``round.decimals``, ``cumprod`` and ``linalg_solve_triangular``, which
+        ``round.decimals``, ``exp2``, ``cumprod`` and ``linalg_solve_triangular``, which
         ExecuTorch's edge checker refuses, integer ``remainder``, whose ExecuTorch 1.5.1
         kernel takes the dividend's sign, and ``nonzero`` of a non-bool
         tensor into ``nonzero(x != 0)``, so that ``nonzero`` is delegated

@@ -6,7 +6,7 @@ default decompositions and its edge checker; :func:`decompose_for_lowering`
 runs :data:`DECOMPOSITIONS` there:
 
 * ``to_edge`` refuses an op outside core ATen that has no decomposition of its
-  own: ``aten.round.decimals``, ``aten.cumprod`` and
+  own: ``aten.round.decimals``, ``aten.cumprod``, ``aten.exp2`` and
   ``aten.linalg_solve_triangular``, which ``MultivariateNormal.log_prob`` calls.
 * ExecuTorch 1.5.1's CPU kernel of integer ``remainder`` takes the dividend's
   sign (C's ``%``: ``-7 % 2`` gives -1, PyTorch 1), so an integer remainder
@@ -81,6 +81,11 @@ def round_decimals(x: torch.Tensor, *, decimals: int = 0) -> torch.Tensor:
     if decimals > 0:
         return torch.round(x * scale) / scale
     return torch.round(x / scale) * scale
+
+
+def exp2_as_power(x: torch.Tensor) -> torch.Tensor:
+    """``torch.exp2(x)`` as ``torch.pow(2.0, x)``: a float result for every dtype, within a unit in the last place."""
+    return torch.pow(2.0, x)
 
 
 def running_products(
@@ -590,6 +595,7 @@ _COMPARISONS = (
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.round.decimals: round_decimals,
     aten.cumprod.default: running_products,
+    aten.exp2.default: exp2_as_power,
     aten.linalg_solve_triangular.default: solve_triangular,
     aten.remainder.Tensor: integer_remainder,
     aten.remainder.Scalar: integer_remainder,

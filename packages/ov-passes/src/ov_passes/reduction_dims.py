@@ -103,9 +103,7 @@ def reductions_of_scalars_as_copies(graph_module: torch.fx.GraphModule) -> bool:
             if op_name(node).startswith(("aten.any.", "aten.all.")) and value.dtype != torch.bool:
                 copy = truth_value(graph, x)  # then 0 or 1 in a uint8 result, as PyTorch's
             if copy.meta["val"].dtype != result.dtype or copy is x:
-                copy = call_function(
-                    graph, aten._to_copy.default, (copy,), {"dtype": result.dtype}
-                )
+                copy = call_function(graph, aten._to_copy.default, (copy,), {"dtype": result.dtype})
         replace_node(node, copy)
         changed = True
     return changed
