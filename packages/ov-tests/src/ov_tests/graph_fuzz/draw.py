@@ -62,7 +62,15 @@ _UNORDERED_TIES = frozenset({"aten.sort.default", "aten.topk.default"})
 
 @functools.cache
 def fuzzed_ops() -> tuple[torch._ops.OpOverload, ...]:
-    """The core ATen overloads lowering converts, sorted by name, less the random and tensorless ones."""
+    """The core ATen overloads lowering converts, sorted by name, less the random and tensorless ones.
+
+    The ops the backend's preprocess makes convertible count only once the
+    backend is registered (``ov_partition.preprocess_converts``), so it is
+    imported first: otherwise a process that draws before it lowers anything
+    would draw from 5 ops fewer, and a seed would name other graphs there.
+    """
+    import ov_convert  # noqa: F401  (registers the backend)
+
     found = []
     for name in torch._C._dispatch_get_all_op_names():
         if not name.startswith("aten::"):
