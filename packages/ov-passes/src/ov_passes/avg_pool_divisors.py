@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from ov_passes.declarations import Stage, declare
-from ov_passes.pipeline import call_function
+from ov_passes.pipeline import call_function, constant
 from ov_spec import op_name
 
 AVG_POOLS = {
@@ -95,15 +95,14 @@ def avg_pool_divisors_as_pytorch(graph_module: torch.fx.GraphModule) -> bool:
         ratio = pooling(
             ones, kernel, stride or kernel, padding, ceil_mode=True, count_include_pad=True
         )
-        name = f"_ov_avg_pool_ratio_{node.name}"
-        graph_module.register_buffer(name, ratio.to(value.dtype))
         with graph.inserting_before(node):
-            constant = graph.get_attr(name)
-            constant.meta["val"] = getattr(graph_module, name)
+            divisors = constant(
+                graph_module, f"_ov_avg_pool_ratio_{node.name}", ratio.to(value.dtype)
+            )
             excluding = call_function(
                 graph, node.target, (node.args[0], kernel, stride, padding, True, False, None)
             )
-            scaled = call_function(graph, torch.ops.aten.mul.Tensor, (excluding, constant))
+            scaled = call_function(graph, torch.ops.aten.mul.Tensor, (excluding, divisors))
         node.replace_all_uses_with(scaled)
         graph.erase_node(node)
         changed = True

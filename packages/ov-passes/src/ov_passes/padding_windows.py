@@ -18,7 +18,7 @@ import operator
 import torch
 
 from ov_passes.declarations import Stage, declare
-from ov_passes.pipeline import call_function, redirect_users
+from ov_passes.pipeline import call_function, constant, redirect_users
 from ov_spec import op_name
 
 aten = torch.ops.aten
@@ -64,24 +64,21 @@ def max_pool_windows_of_padding(graph_module: torch.fx.GraphModule) -> bool:
         found = _windows_of_padding(node)
         if found is None:
             continue
-        for position, reader in [(u.args[1], u) for u in node.users]:
-            if reader.target is not operator.getitem or position not in (0, 1):
-                continue
-            dtype = reader.meta["val"].dtype
-            fill = found[1] if position == 1 else torch.tensor(-math.inf, dtype=dtype)
-            name = f"_ov_padding_window_{'index' if position else 'value'}_{node.name}"
-            graph_module.register_buffer(name, fill)
-            mask_name = f"_ov_padding_window_mask_{node.name}"
-            if not hasattr(graph_module, mask_name):
-                graph_module.register_buffer(mask_name, found[0])
-            with graph.inserting_after(reader):
-                mask = graph.get_attr(mask_name)
-                mask.meta["val"] = found[0]
-            with graph.inserting_after(mask):
-                constant = graph.get_attr(name)
-                constant.meta["val"] = fill
-            with graph.inserting_after(constant):
-                selected = call_function(graph, aten.where.self, (mask, constant, reader))
+        empty, indices = found
+        with graph.inserting_before(node.next):
+            mask = constant(graph_module, f"_ov_padding_windows_{node.name}", empty)
+        readers = {u.args[1]: u for u in node.users if u.target is operator.getitem}
+        for position in {0, 1} & readers.keys():
+            reader = readers[position]
+            with graph.inserting_before(reader.next):
+                if position == 1:
+                    fill = constant(graph_module, f"_ov_padding_index_{node.name}", indices)
+                else:
+                    dtype = reader.meta["val"].dtype
+                    fill = call_function(
+                        graph, aten.scalar_tensor.default, (-math.inf,), {"dtype": dtype}
+                    )
+                selected = call_function(graph, aten.where.self, (mask, fill, reader))
             redirect_users(reader, selected)
             changed = True
     return changed

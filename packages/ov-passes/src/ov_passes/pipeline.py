@@ -106,6 +106,17 @@ def constant_value(graph_module: torch.fx.GraphModule, value: Any) -> torch.Tens
     return found if isinstance(found, torch.Tensor) else None
 
 
+def constant(graph_module: torch.fx.GraphModule, name: str, value: torch.Tensor) -> torch.fx.Node:
+    """Keep ``value`` as the buffer ``name`` of ``graph_module``; a ``get_attr`` node reading it.
+
+    The node is inserted at the graph's insertion point, with ``value`` as its ``meta["val"]``.
+    """
+    graph_module.register_buffer(name, value)
+    node = graph_module.graph.get_attr(name)
+    node.meta["val"] = value
+    return node
+
+
 def reduced_dims(x: torch.fx.Node, dims: object) -> list[int]:
     """The dims of ``x`` a reduction's ``dim`` argument names, each in ``0..rank-1``.
 

@@ -99,10 +99,11 @@ def reductions_of_scalars_as_copies(graph_module: torch.fx.GraphModule) -> bool:
         if value.dim() != 0 or not isinstance(result, torch.Tensor) or result.dim() != 0:
             continue
         with graph.inserting_before(node):
-            copy = x
-            if op_name(node).startswith(("aten.any.", "aten.all.")) and value.dtype != torch.bool:
-                copy = truth_value(graph, x)  # then 0 or 1 in a uint8 result, as PyTorch's
-            if copy.meta["val"].dtype != result.dtype or copy is x:
+            truth = (
+                op_name(node).startswith(("aten.any.", "aten.all.")) and value.dtype != torch.bool
+            )
+            copy = truth_value(graph, x) if truth else x
+            if not truth or result.dtype != torch.bool:  # a uint8 result is 0 or 1, as PyTorch's
                 copy = call_function(graph, aten._to_copy.default, (copy,), {"dtype": result.dtype})
         replace_node(node, copy)
         changed = True
