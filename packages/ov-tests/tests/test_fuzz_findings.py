@@ -901,3 +901,28 @@ def test_any_and_all_of_a_0d_byte_are_0_or_1():
     got = lowered_outputs(AnyOfAByte(), x)
     assert [output.item() for output in got] == [1, 1]
     assert [output.dtype for output in got] == [torch.uint8, torch.uint8]
+
+
+class ScalarArithmetic(torch.nn.Module):
+    def forward(self, a):
+        return (
+            a + 300,
+            a - 1,
+            1 - a,
+            a * 3,
+            torch.add(a, 1, alpha=2),
+            a // 300,
+            torch.div(a, 2, rounding_mode="trunc"),
+            a % 3,
+            a**2,
+        )
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.int32, torch.int64])
+def test_arithmetic_of_a_0d_integer_and_an_int_keeps_the_tensors_dtype(dtype):
+    """ExecuTorch's to_edge made 0-d int8 + 300 an int64 sum; PyTorch computes it in int8 (graph 139)."""
+    a = torch.tensor(100, dtype=dtype)
+    expected = list(ScalarArithmetic()(a))
+    got = lowered_outputs(ScalarArithmetic(), a)
+    assert [g.dtype for g in got] == [dtype] * len(expected)
+    assert not differences(got, expected, [None] * len(expected))

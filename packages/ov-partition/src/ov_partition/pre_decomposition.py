@@ -47,6 +47,10 @@ runs :data:`DECOMPOSITIONS` there:
   an empty input, and its ``scatter`` kernel crashes on the 0-d index of a
   1-d tensor, which PyTorch reads as one of shape ``(1,)``. OpenVINO's
   ``IsNaN`` and ``IsInf`` refuse integers.
+* ExecuTorch 1.5.1's ``to_edge`` turns the int of ``a + 1`` into a 0-d int64
+  tensor, which promotes a 0-d integer ``a`` (int8 and the rest) to int64;
+  PyTorch computes in ``a``'s dtype. ``add``, ``sub``, ``rsub``, ``mul`` and
+  the rounding divisions take the int as a 0-d tensor of that dtype.
 * ExecuTorch 1.5.1's ``copy`` kernel fails to broadcast a 0-d source and
   writes floats into bools wrong, and its ``squeeze_copy`` fails on a listed
   dim whose size is not 1, which PyTorch leaves in place.
@@ -181,6 +185,48 @@ def _kept_whole_inside(decomposition: Callable[..., Any]) -> Callable[..., Any]:
     return guarded
 
 
+def _int_beside_a_scalar(a: object, b: object) -> bool:
+    return (
+        isinstance(a, torch.Tensor)
+        and a.dim() == 0
+        and not (a.is_floating_point() or a.is_complex() or a.dtype == torch.bool)
+        and isinstance(b, int)
+        and not isinstance(b, bool)
+    )
+
+
+def _of_own_dtype(a: torch.Tensor, b: object) -> torch.Tensor | None:
+    """``b`` as a 0-d tensor of ``a``'s dtype when ``a`` is a 0-d integer tensor and ``b`` an int; else None.
+
+    PyTorch computes ``a + b`` of a 0-d int8 ``a`` and a Python int in int8,
+    casting ``b`` to int8 (``100 // 300`` is ``100 // 44``). ExecuTorch 1.5.1's
+    ``to_edge`` makes the int a 0-d int64 tensor, and a 0-d int64 tensor
+    promotes a 0-d int8 one, so the result came out int64. The int is wrapped
+    here as PyTorch's cast wraps it.
+    """
+    if not _int_beside_a_scalar(a, b):
+        return None
+    assert isinstance(b, int)
+    bits = torch.iinfo(a.dtype).bits
+    wrapped = b & ((1 << bits) - 1)
+    if a.dtype.is_signed and wrapped >= 1 << (bits - 1):
+        wrapped -= 1 << bits
+    return torch.full_like(a, wrapped)
+
+
+def scalar_in_own_dtype(op: Any) -> Callable[..., Any]:
+    """A decomposition calling ``op(a, b, ...)`` with an int ``b`` of a 0-d integer ``a`` as a tensor of its dtype.
+
+    See :func:`_of_own_dtype`; ``NotImplemented`` (kept whole) for other operands.
+    """
+
+    def decomposition(a: torch.Tensor, b: object, *args: Any, **kwargs: Any) -> Any:
+        own = _of_own_dtype(a, b)
+        return NotImplemented if own is None else op(a, own, *args, **kwargs)
+
+    return decomposition
+
+
 def integer_remainder(a: torch.Tensor, b: torch.Tensor | int) -> Any:
     """``a % b`` of integers as ``a - b * (a // b)``; ``NotImplemented`` (kept whole) for floats.
 
@@ -207,12 +253,16 @@ def integer_division(a: torch.Tensor, b: torch.Tensor | int, *, rounding_mode: s
     PyTorch wraps (``-2**31 // -1`` is ``-2**31`` in int32). ``a / -1`` is
     ``-a`` whatever the rounding, and ``-a`` wraps on both sides, so a divisor
     of -1 divides by 1 and the quotient is negated. Float division, and a
-    divisor that cannot be -1, are kept whole.
+    divisor that cannot be -1, are kept whole, but for an int divisor of a 0-d
+    integer (:func:`_of_own_dtype`).
     """
     if rounding_mode is None or a.is_floating_point() or isinstance(b, float):
         return NotImplemented
     if not isinstance(b, torch.Tensor):
-        return -a.to(torch.result_type(a, b)) if b == -1 else NotImplemented
+        if b == -1:
+            return -a.to(torch.result_type(a, b))
+        own = _of_own_dtype(a, b)
+        return NotImplemented if own is None else torch.div(a, own, rounding_mode=rounding_mode)
     if b.is_floating_point() or not b.dtype.is_signed:
         return NotImplemented
     minus_one = b == -1
@@ -577,6 +627,9 @@ _INDEXED_SCATTERS = (
 
 _DIVISIONS = (aten.div.Tensor_mode, aten.div.Scalar_mode, aten.floor_divide.default)
 
+_RING_OPS = (aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor)
+"""Ops whose int operand of a 0-d integer tensor ExecuTorch 1.5.1 promotes to int64."""
+
 _CLASS_TESTS = (aten.isnan.default, aten.isinf.default, aten.isfinite.default)
 
 _SOFTMAXES = (
@@ -612,6 +665,8 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten._softmax.default: softmax_of_a_scalar,
     aten.log_softmax.int: log_softmax_of_a_scalar,
     aten._log_softmax.default: log_softmax_of_a_scalar,
+    **{op: scalar_in_own_dtype(op) for op in _RING_OPS},
+    aten.rsub.Scalar: scalar_in_own_dtype(aten.rsub.Tensor),
     aten.div.Tensor_mode: integer_division,
     aten.div.Scalar_mode: integer_division,
     aten.floor_divide.default: integer_floor_division,
@@ -698,12 +753,22 @@ def _divides_integers_by_a_signed(node: torch.fx.Node, dividend: object) -> bool
     return bool(rounded) and _integer(dividend) and signed
 
 
+def _int_of_a_scalar(node: torch.fx.Node, value: object) -> bool:
+    """Whether ``node`` takes an int beside a 0-d integer tensor (:func:`_of_own_dtype`)."""
+    return len(node.args) > 1 and _int_beside_a_scalar(value, node.args[1])
+
+
+def _divides_by_a_signed_or_of_a_scalar(node: torch.fx.Node, dividend: object) -> bool:
+    return _divides_integers_by_a_signed(node, dividend) or _int_of_a_scalar(node, dividend)
+
+
 _WHEN: dict[Any, Callable[[torch.fx.Node, object], bool]] = {
     **dict.fromkeys(_ROUNDINGS, lambda node, value: _integer(value)),
     **dict.fromkeys((aten.sort.default, aten.topk.default), _sorts_floats_or_a_scalar),
     **dict.fromkeys((aten.pow.Tensor_Tensor, aten.pow.Tensor_Scalar), _integer_power),
     **dict.fromkeys(_SOFTMAXES, lambda node, value: _scalar(value)),
-    **dict.fromkeys(_DIVISIONS, _divides_integers_by_a_signed),
+    **dict.fromkeys(_DIVISIONS, _divides_by_a_signed_or_of_a_scalar),
+    **dict.fromkeys((*_RING_OPS, aten.rsub.Scalar), _int_of_a_scalar),
     aten.cumsum.default: lambda node, value: _scalar(value),
     **dict.fromkeys(_CLASS_TESTS, lambda node, value: _integer(value)),
     aten.gather.default: _gathers_at_narrow_indices,

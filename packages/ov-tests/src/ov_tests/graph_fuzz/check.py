@@ -51,7 +51,8 @@ class Outcome:
             lowering warned that the program cannot load, or nothing was delegated).
         detail: What differed or failed.
         owner: For a mismatch, ``executorch`` when ExecuTorch's kernels alone
-            (no delegate) are wrong the same way, ``openvino`` when OpenVINO's
+            (no delegate) are wrong too (not merely unable to lower or run
+            the graph), ``openvino`` when OpenVINO's
             own conversion of the graph is wrong too, ``backend`` when it is
             right, and ``unattributed`` when OpenVINO alone cannot run it.
         delegated: Whether the program holds a delegate of this backend.
@@ -333,11 +334,12 @@ def _owner(
 ) -> str:
     """Who computes call ``number`` wrong.
 
-    ``executorch`` when its kernels alone (no delegate) do or fail, else
-    ``openvino`` when OpenVINO's own conversion does, else ``backend``.
+    ``executorch`` when its kernels alone (no delegate) do, else ``openvino``
+    when OpenVINO's own conversion does, else ``backend``. A graph that
+    ExecuTorch cannot lower or run alone says nothing of its kernels.
     """
     alone = _executorch_alone(program, calls[number])
-    if alone is None or differences(alone, expected[number], references):
+    if alone is not None and differences(alone, expected[number], references):
         return "executorch"
     own = _openvino_own(program, calls, expected)
     if own is None:
