@@ -3,6 +3,7 @@
 import torch
 
 from ov_tests.graph_fuzz import check
+from ov_tests.graph_fuzz.draw import Graph
 
 
 class Negated(torch.nn.Module):
@@ -24,3 +25,30 @@ def test_a_graph_executorch_cannot_run_alone_is_not_blamed_on_its_kernels(monkey
 
 def test_a_graph_executorch_computes_wrong_alone_is_its_kernels(monkeypatch):
     assert _owner(monkeypatch, [torch.zeros(3)]) == "executorch"
+
+
+def test_a_mismatch_equal_to_eager_with_subnormals_read_as_0_says_so():
+    graph = Graph(
+        inputs=[("x0", torch.float32, (3,))],
+        lines=["v0 = aten.ne.Scalar(x0, 0)"],
+        outputs=["v0"],
+        ops=["aten.ne.Scalar"],
+    )
+    values = [torch.tensor([1e-39, 1.0, 0.0])]
+    assert check._subnormal_note(graph, values, [torch.tensor([False, True, False])])
+    assert not check._subnormal_note(graph, values, [torch.tensor([True, True, False])])
+    assert not check._subnormal_note(graph, [torch.tensor([1.0, 0.0])], [torch.tensor([1, 0])])
+
+
+def test_floats_computed_from_integers_have_a_float64_reference():
+    graph = Graph(
+        inputs=[("x0", torch.int32, (2,))],
+        lines=["v0 = aten.log2.default(x0)"],
+        outputs=["v0"],
+        ops=["aten.log2.default"],
+    )
+    values = [torch.tensor([3, 442469975], dtype=torch.int32)]
+    (reference,) = check._float64_references(graph, values, list(graph.module()(*values)))
+    assert reference is not None and reference.dtype == torch.float32
+    assert torch.equal(reference, torch.log2(values[0].double()).float())
+    assert torch.get_default_dtype() == torch.float32
