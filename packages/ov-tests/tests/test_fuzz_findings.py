@@ -926,3 +926,26 @@ def test_arithmetic_of_a_0d_integer_and_an_int_keeps_the_tensors_dtype(dtype):
     got = lowered_outputs(ScalarArithmetic(), a)
     assert [g.dtype for g in got] == [dtype] * len(expected)
     assert not differences(got, expected, [None] * len(expected))
+
+
+class DividedReductions(torch.nn.Module):
+    def forward(self, x):
+        return (
+            torch.var(x, [2]),
+            torch.var(x, [1]),
+            x.sum(-1) / 2,
+            x.sum(-1) / 3,
+            (x.sum(-1) + 1) / 2,
+            x.mean(-1, keepdim=True) / 2,
+            x / x.sum(-1, keepdim=True),
+        )
+
+
+@pytest.mark.parametrize("shape", [(5, 4, 3), (9, 2, 3), (2, 8, 3)])
+def test_a_reduction_divided_by_a_constant_equals_eager(shape):
+    """OpenVINO 2026.4.1's CPU plugin fuses the Divide into the reduction wrong: the last rows of
+    x.sum(-1) / 2 of a (5, 4, 3) tensor, and of torch.var, came out wrong (graph 676)."""
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0))
+    expected = list(DividedReductions()(x))
+    got = lowered_outputs(DividedReductions(), x)
+    assert not differences(got, expected, [None] * len(expected))

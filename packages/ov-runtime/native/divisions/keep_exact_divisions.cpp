@@ -13,7 +13,12 @@
 
 #include <openvino/core/model.hpp>
 #include <openvino/core/runtime_attribute.hpp>
+#include <openvino/op/constant.hpp>
 #include <openvino/op/divide.hpp>
+#include <openvino/op/util/shape_of_base.hpp>
+#include <openvino/op/util/binary_elementwise_arithmetic.hpp>
+#include <openvino/op/util/reduction_base.hpp>
+#include <openvino/op/util/unary_elementwise_arithmetic.hpp>
 
 // The C API's model handle, as OpenVINO's C bindings define it
 // (src/bindings/c/src/common.h): the C++ model it wraps.
@@ -31,15 +36,58 @@ class NonconvertibleDivide : public ov::RuntimeAttribute {
   bool is_copyable() const override { return false; }
 };
 
+// Elementwise steps searched back from a dividend for a reduction.
+constexpr int kFusableDepth = 8;
+// Steps searched back from a divisor for what it is computed from.
+constexpr int kFoldableDepth = 16;
+
+// Whether `value` is a reduction, or elementwise arithmetic of one, which the CPU
+// plugin fuses with a Divide by a constant after it. OpenVINO 2026.4.1's CPU
+// plugin computes such a fused Divide wrong for some shapes: x.sum(-1) / 2 of a
+// (5, 4, 3) tensor came out wrong in its last rows through OpenVINO alone too,
+// and so did torch.var here (whose Divide the frontend leaves unmarked) once
+// marked. Left unmarked, the Divide becomes a product with the reciprocal,
+// which the plugin fuses right.
+bool reduced(const ov::Output<ov::Node>& value, int depth) {
+  const auto node = value.get_node_shared_ptr();
+  if (ov::as_type_ptr<ov::op::util::ReductionBase>(node)) return true;
+  const bool elementwise = ov::as_type_ptr<ov::op::util::BinaryElementwiseArithmetic>(node) ||
+                           ov::as_type_ptr<ov::op::util::UnaryElementwiseArithmetic>(node);
+  if (!elementwise || depth == 0) return false;
+  for (const auto& input : node->input_values()) {
+    if (reduced(input, depth - 1)) return true;
+  }
+  return false;
+}
+
+// Whether `value` is known before inference: a Constant, the ShapeOf of a static
+// shape, or computed from those alone (the plugin folds it into a constant).
+bool constant(const ov::Output<ov::Node>& value, int depth) {
+  const auto node = value.get_node_shared_ptr();
+  if (ov::as_type_ptr<ov::op::v0::Constant>(node)) return true;
+  if (ov::as_type_ptr<ov::op::util::ShapeOfBase>(node)) {
+    return node->get_input_partial_shape(0).is_static();
+  }
+  if (depth == 0 || node->get_input_size() == 0) return false;
+  for (const auto& input : node->input_values()) {
+    if (!constant(input, depth - 1)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-// The number of Divide nodes marked, or -1 for a null model.
+// The number of Divide nodes marked, or -1 for a null model. A Divide of a
+// reduction by a constant is left to OpenVINO's default (see reduced()).
 extern "C" __attribute__((visibility("default"))) int ov_executorch_keep_exact_divisions(
     ov_model* model) {
   if (model == nullptr || !model->object) return -1;
   int marked = 0;
   for (const auto& node : model->object->get_ops()) {
-    if (ov::as_type_ptr<ov::op::v1::Divide>(node)) {
+    const bool fused = ov::as_type_ptr<ov::op::v1::Divide>(node) &&
+                       reduced(node->input_value(0), kFusableDepth) &&
+                       constant(node->input_value(1), kFoldableDepth);
+    if (ov::as_type_ptr<ov::op::v1::Divide>(node) && !fused) {
       node->get_rt_info()[NonconvertibleDivide::get_type_info_static()] = NonconvertibleDivide{};
       ++marked;
     }

@@ -327,8 +327,7 @@ def _subnormal_note(graph: Graph, values: list[torch.Tensor], got: list[torch.Te
     convert is then still told apart from this backend's own faults.
     """
     subnormal = [
-        v.is_floating_point() and bool(((v.abs() < FLUSHED_BELOW) & (v != 0)).any())
-        for v in values
+        v.is_floating_point() and bool(((v.abs() < FLUSHED_BELOW) & (v != 0)).any()) for v in values
     ]
     if not any(subnormal):
         return ""
