@@ -27,13 +27,14 @@ def test_a_graph_executorch_computes_wrong_alone_is_its_kernels(monkeypatch):
     assert _owner(monkeypatch, [torch.zeros(3)]) == "executorch"
 
 
-def test_a_mismatch_equal_to_eager_with_subnormals_read_as_0_says_so():
-    graph = Graph(
-        inputs=[("x0", torch.float32, (3,))],
-        lines=["v0 = aten.ne.Scalar(x0, 0)"],
-        outputs=["v0"],
-        ops=["aten.ne.Scalar"],
+def _one_op(op, arguments, dtype, shape):
+    return Graph(
+        inputs=[("x0", dtype, shape)], lines=[f"v0 = {op}({arguments})"], outputs=["v0"], ops=[op]
     )
+
+
+def test_a_mismatch_equal_to_eager_with_subnormals_read_as_0_says_so():
+    graph = _one_op("aten.ne.Scalar", "x0, 0", torch.float32, (3,))
     values = [torch.tensor([1e-39, 1.0, 0.0])]
     assert check._subnormal_note(graph, values, [torch.tensor([False, True, False])])
     assert not check._subnormal_note(graph, values, [torch.tensor([True, True, False])])
@@ -41,12 +42,7 @@ def test_a_mismatch_equal_to_eager_with_subnormals_read_as_0_says_so():
 
 
 def test_floats_computed_from_integers_have_a_float64_reference():
-    graph = Graph(
-        inputs=[("x0", torch.int32, (2,))],
-        lines=["v0 = aten.log2.default(x0)"],
-        outputs=["v0"],
-        ops=["aten.log2.default"],
-    )
+    graph = _one_op("aten.log2.default", "x0", torch.int32, (2,))
     values = [torch.tensor([3, 442469975], dtype=torch.int32)]
     (reference,) = check._float64_references(graph, values, list(graph.module()(*values)))
     assert reference is not None and reference.dtype == torch.float32
