@@ -84,13 +84,13 @@ extern "C" __attribute__((visibility("default"))) int ov_executorch_keep_exact_d
   if (model == nullptr || !model->object) return -1;
   int marked = 0;
   for (const auto& node : model->object->get_ops()) {
-    const bool fused = ov::as_type_ptr<ov::op::v1::Divide>(node) &&
-                       reduced(node->input_value(0), kFusableDepth) &&
-                       constant(node->input_value(1), kFoldableDepth);
-    if (ov::as_type_ptr<ov::op::v1::Divide>(node) && !fused) {
-      node->get_rt_info()[NonconvertibleDivide::get_type_info_static()] = NonconvertibleDivide{};
-      ++marked;
+    if (!ov::as_type_ptr<ov::op::v1::Divide>(node)) continue;
+    if (reduced(node->input_value(0), kFusableDepth) &&
+        constant(node->input_value(1), kFoldableDepth)) {
+      continue;  // fused into the reduction (see reduced())
     }
+    node->get_rt_info()[NonconvertibleDivide::get_type_info_static()] = NonconvertibleDivide{};
+    ++marked;
   }
   return marked;
 }

@@ -326,10 +326,9 @@ def _subnormal_note(graph: Graph, values: list[torch.Tensor], got: list[torch.Te
     documented limit, docs/exactness.md); a graph that OpenVINO alone cannot
     convert is then still told apart from this backend's own faults.
     """
-    subnormal = [
+    if not any(
         v.is_floating_point() and bool(((v.abs() < FLUSHED_BELOW) & (v != 0)).any()) for v in values
-    ]
-    if not any(subnormal):
+    ):
         return ""
     flushed = [_flushed(v).to(v.dtype) if v.is_floating_point() else v for v in values]
     try:
