@@ -949,3 +949,53 @@ def test_a_reduction_divided_by_a_constant_equals_eager(shape):
     expected = list(DividedReductions()(x))
     got = lowered_outputs(DividedReductions(), x)
     assert not differences(got, expected, [None] * len(expected))
+
+
+class ShapesOfNothing(torch.nn.Module):
+    def forward(self, x):
+        return torch.min(x, 2).indices, torch.relu(x).squeeze(3), torch.relu(x)[:, None], x.sum(2)
+
+
+def test_empty_results_beside_a_dynamic_dim_keep_its_size():
+    """The CPU plugin gave a ``(16, 0, 5, 1)`` tensor's squeeze a dim 0 of 0 when dim 0 was dynamic.
+
+    Graph 1,879 of seed 0: ``torch.min(x, 2).indices`` of such a tensor failed to run.
+    """
+    x = torch.zeros(16, 0, 5, 1)
+    batch = torch.export.Dim("batch", min=2, max=32)
+    exported = torch.export.export(ShapesOfNothing(), (x,), dynamic_shapes=({0: batch},))
+    program = to_edge_transform_and_lower(
+        exported, partitioner=[OpenvinoPartitioner()]
+    ).to_executorch()
+    method = Runtime.get().load_program(program.buffer).load_method("forward")
+    for size in (16, 3):
+        x = torch.zeros(size, 0, 5, 1)
+        got = list(method.execute([x]))
+        assert [tuple(t.shape) for t in got] == [
+            (size, 0, 1),
+            (size, 0, 5),
+            (size, 1, 0, 5, 1),
+            (size, 0, 1),
+        ]
+        assert not differences(got, list(ShapesOfNothing()(x)), [None] * 4)
+
+
+class MaxPoolWithIndices(torch.nn.Module):
+    def forward(self, x):
+        values, indices = torch.ops.aten.max_pool2d_with_indices.default(x, [2, 1], [1])
+        return values, indices
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.uint8, torch.int8])
+def test_max_pool_windows_at_the_lowest_value_are_pytorchs(dtype):
+    """OpenVINO's MaxPool gave such windows index 0, and a window of -inf its lowest float.
+
+    Graphs 3,842 and 4,752 of seed 0 (a uint8 window of zeros).
+    """
+    if dtype.is_floating_point:
+        low = [-INF, -INF, torch.finfo(dtype).min, 5, -INF, -INF, math.nan, -INF]
+    else:
+        low = [torch.iinfo(dtype).min] * 3 + [3] + [torch.iinfo(dtype).min] * 4
+    x = torch.tensor(low).to(dtype).reshape(1, 8, 1)
+    got = lowered_outputs(MaxPoolWithIndices(), x)
+    assert not differences(got, list(MaxPoolWithIndices()(x)), [None] * 2)

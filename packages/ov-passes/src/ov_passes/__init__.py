@@ -25,6 +25,7 @@ from ov_passes.logical_ops import (
     select_values_in_result_dtype,
     truth_as_comparisons,
 )
+from ov_passes.lowest_windows import max_pool_windows_at_the_lowest_value
 from ov_passes.nan_comparisons import greater_as_less
 from ov_passes.nan_propagation import nan_through_clamps_and_maxima
 from ov_passes.no_op_aliases import drop_no_op_aliases
@@ -68,6 +69,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     small_arguments_by_series,
     gelu_of_infinity_as_pytorch,
     extremum_and_index_as_reduction_and_arg,
+    max_pool_windows_at_the_lowest_value,
     nan_through_clamps_and_maxima,
     max_pool_windows_of_padding,
     narrow_kernels_widened,
@@ -125,6 +127,7 @@ __all__ = [
     "index_select_of_a_scalar_index",
     "integer_floor_division_by_truncation",
     "logical_ops_as_bitwise",
+    "max_pool_windows_at_the_lowest_value",
     "max_pool_windows_of_padding",
     "nan_through_clamps_and_maxima",
     "narrow_kernels_widened",

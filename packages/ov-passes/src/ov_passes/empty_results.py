@@ -6,6 +6,13 @@ table of 0 rows or 0 columns, or with no indices (measured on 2026.4 with
 ``embedding``, ``index_select`` and ``topk(x, 0)``). A result whose static
 shape holds no element carries no value, so it is replaced by ``full`` of its
 shape and dtype, and the empty inputs that fed it are no longer read.
+
+A result with a static size of 0 beside sizes known only at run time becomes
+``full`` too, its run-time sizes read from the partition's inputs
+(``sym_size``): the CPU plugin infers such sizes from the element count, 0, in
+``Squeeze`` and ``Unsqueeze`` after another op (measured on 2026.4.1:
+``relu`` then ``squeeze`` of a ``(16, 0, 1, 4)`` tensor whose dim 0 is dynamic
+gave ``(0, 0, 4)``, and ``torch.min(x, 2).indices`` of it failed to run).
 """
 
 from __future__ import annotations
@@ -21,22 +28,50 @@ from ov_spec import op_name
 aten = torch.ops.aten
 
 
-def _static_empty(node: torch.fx.Node) -> list[int] | None:
-    """The shape of ``node``'s tensor result when it is static and holds no element, else None."""
+def _empty_shape(node: torch.fx.Node) -> list[object] | None:
+    """The shape of ``node``'s tensor result when a static size of it is 0, else None.
+
+    Each size known only at run time is a ``sym_size`` node of a partition
+    input that has it; None when an input has none of them.
+    """
     value = node.meta.get("val")
-    if not isinstance(value, torch.Tensor):
+    if not isinstance(value, torch.Tensor) or not any(
+        isinstance(size, int) and size == 0 for size in value.shape
+    ):
         return None
-    if not all(isinstance(size, int) for size in value.shape) or 0 not in value.shape:
-        return None
-    return list(value.shape)
+    shape: list[object] = []
+    sizes: tuple[int | torch.SymInt, ...] = tuple(value.shape)
+    for size in sizes:
+        if isinstance(size, int):
+            shape.append(size)
+            continue
+        found = _input_size(node.graph, size)
+        if found is None:
+            return None
+        shape.append(found)
+    return shape
+
+
+def _input_size(graph: torch.fx.Graph, size: torch.SymInt) -> torch.fx.Node | None:
+    """A ``sym_size`` node reading ``size`` off a partition input, or None when none has it."""
+    for placeholder in graph.find_nodes(op="placeholder"):
+        value = placeholder.meta.get("val")
+        if not isinstance(value, torch.Tensor):
+            continue
+        sizes: tuple[int | torch.SymInt, ...] = tuple(value.shape)
+        for dim, known in enumerate(sizes):
+            if isinstance(known, torch.SymInt) and known.node.expr == size.node.expr:
+                with graph.inserting_after(placeholder):
+                    return call_function(graph, aten.sym_size.int, (placeholder, dim))
+    return None
 
 
 @declare(Stage.EMPTY_RESULTS)
 def empty_results_as_constants(graph_module: torch.fx.GraphModule) -> bool:
-    """Replace each computed tensor of static shape with no element by ``full(shape, 0)``.
+    """Replace each computed tensor with a static size of 0 by ``full(shape, 0)``.
 
-    Nodes whose result is an empty tensor of a static shape (``numel() == 0``),
-    other than ``full`` itself, are replaced; the nodes that only fed them are
+    Nodes whose result has a static size of 0, other than ``full`` itself, are
+    replaced; the nodes that only fed them are
     then removed. Tuple results are replaced through the ``getitem`` nodes
     that read them.
 
@@ -50,7 +85,7 @@ def empty_results_as_constants(graph_module: torch.fx.GraphModule) -> bool:
             continue
         if isinstance(node.meta.get("val"), tuple | list) and node.target is not operator.getitem:
             continue  # replaced through its getitem readers
-        shape = _static_empty(node)
+        shape = _empty_shape(node)
         if shape is None:
             continue
         dtype = node.meta["val"].dtype
