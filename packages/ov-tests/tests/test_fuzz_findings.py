@@ -999,3 +999,25 @@ def test_max_pool_windows_at_the_lowest_value_are_pytorchs(dtype):
     x = torch.tensor(low).to(dtype).reshape(1, 8, 1)
     got = lowered_outputs(MaxPoolWithIndices(), x)
     assert not differences(got, list(MaxPoolWithIndices()(x)), [None] * 2)
+
+
+class ExtremaOfInfinities(torch.nn.Module):
+    def forward(self, x):
+        return (
+            torch.amax(x, -1),
+            torch.amin(x, -1),
+            torch.max(x, 0).values,
+            torch.amax(x),
+            torch.remainder(torch.amax(x, -1), torch.amax(x, -1)),
+        )
+
+
+def test_extrema_of_infinities_alone_are_infinite():
+    """OpenVINO's ReduceMax of -inf alone gave the lowest float (and ReduceMin of inf the highest).
+
+    Graph 3,339 of seed 0: ``remainder(m, m)`` of such a maximum was -0.0 where eager's is NaN.
+    """
+    rows = [[-INF, -INF, -INF], [INF, INF, INF], [-INF, math.nan, -INF], [1.0, -INF, 2.0]]
+    x = torch.tensor(rows)
+    got = lowered_outputs(ExtremaOfInfinities(), x)
+    assert not differences(got, list(ExtremaOfInfinities()(x)), [None] * 5)

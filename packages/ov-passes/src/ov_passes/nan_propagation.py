@@ -5,8 +5,9 @@ OpenVINO's CPU plugin drops NaN where PyTorch keeps it: ``relu``, ``clamp``,
 of NaN gives inf, and ``amax`` and ``softmax`` skip NaN (measured through the
 delegate: ``relu(nan)`` gave 0, ``amax([nan, 2])`` gave 2). Each such float op
 becomes ``where(isnan(x), nan, op(x))``, with ``isnan`` reduced over the same
-dims for a reduction; a softmax's row is NaN where PyTorch's is (NaN or +inf
-in it, or only -inf).
+dims for a reduction, which also tells where ``amax`` (``amin``) reduces
+``-inf`` (``inf``) alone; a softmax's row is NaN where PyTorch's is (NaN or
++inf in it, or only -inf).
 
 ``relu(x)`` becomes ``maximum(0, x)`` instead, the zero first: the CPU
 plugin's ``Maximum`` returns its second operand where either is NaN (x86's
@@ -116,12 +117,47 @@ def _propagated(node: torch.fx.Node) -> torch.fx.Node | None:
         return _isnan_of_floats(graph, [x])
     if name in _BINARY:
         return _isnan_of_floats(graph, [x, node.args[1]])
-    if name in _REDUCTIONS:
-        dims = node.args[1] if len(node.args) > 1 else []
-        return _any_nan_over(graph, x, dims, bool(node.args[2]) if len(node.args) > 2 else False)
     if name in _SOFTMAX:
         return _undefined_softmax_rows(graph, x, node.args[1])
     return None
+
+
+def _extremum_as_pytorch(node: torch.fx.Node, x: torch.fx.Node) -> torch.fx.Node:
+    """A float ``amax`` (``amin``) that is NaN where its elements hold NaN, -inf (inf) where all are.
+
+    OpenVINO's CPU ``ReduceMax`` starts at the lowest float and its
+    ``ReduceMin`` at the highest, so ``amax([-inf, -inf])`` gave
+    ``-3.4028235e38`` (measured on 2026.4.1). One reduction of the keys
+    ``isnan(x) + (x != bound)`` tells both: 2 where an element is NaN, 0 where
+    every element is the bound.
+    """
+    graph = node.graph
+    bound = -math.inf if op_name(node) == "aten.amax.default" else math.inf
+    dims = reduced_dims(x, node.args[1] if len(node.args) > 1 else [])
+    keep = bool(node.args[2]) if len(node.args) > 2 else False
+    unbounded = call_function(graph, aten.ne.Scalar, (x, bound))
+    keys = call_function(
+        graph,
+        aten.add.Tensor,
+        (
+            _nan_floats(graph, x),
+            call_function(graph, aten._to_copy.default, (unbounded,), {"dtype": torch.float32}),
+        ),
+    )
+    total = call_function(graph, aten.amax.default, (keys, dims, keep))
+    dtype = node.meta["val"].dtype
+    nan = call_function(graph, aten.ge.Scalar, (total, 2.0))
+    fill = call_function(
+        graph,
+        aten.where.self,
+        (
+            nan,
+            _nan(graph, node),
+            call_function(graph, aten.scalar_tensor.default, (bound,), {"dtype": dtype}),
+        ),
+    )
+    special = call_function(graph, aten.ne.Scalar, (total, 1.0))
+    return call_function(graph, aten.where.self, (special, fill, node))
 
 
 def _undefined_softmax_rows(graph: torch.fx.Graph, x: torch.fx.Node, dim: object) -> torch.fx.Node:
@@ -284,7 +320,10 @@ def nan_through_clamps_and_maxima(graph_module: torch.fx.GraphModule) -> bool:
         if name not in _ELEMENTWISE | _BINARY | _REDUCTIONS | _SOFTMAX | _ARG:
             continue
         x = node.args[0]
-        if name in _ARG and isinstance(x, torch.fx.Node) and _is_float(x):
+        if name in _REDUCTIONS and isinstance(x, torch.fx.Node) and _is_float(node):
+            with graph.inserting_before(node.next):
+                selected = _extremum_as_pytorch(node, x)
+        elif name in _ARG and isinstance(x, torch.fx.Node) and _is_float(x):
             dim = node.args[1] if len(node.args) > 1 else None
             keep = bool(node.args[2]) if len(node.args) > 2 else False
             with graph.inserting_before(node.next):
