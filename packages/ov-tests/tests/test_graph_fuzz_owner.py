@@ -48,3 +48,18 @@ def test_floats_computed_from_integers_have_a_float64_reference():
     assert reference is not None and reference.dtype == torch.float32
     assert torch.equal(reference, torch.log2(values[0].double()).float())
     assert torch.get_default_dtype() == torch.float32
+
+
+class MinimumOfNonzero(torch.nn.Module):
+    def forward(self, x, y):
+        return torch.minimum(torch.nonzero(x), y)
+
+
+def test_values_the_exported_program_refuses_are_not_a_mismatch():
+    # Graph 3,011: export asserted 5 nonzero elements, where eager broadcasts 1 too.
+    x, y = torch.ones(5, dtype=torch.bool), torch.zeros(3, 5, 0, dtype=torch.int32)
+    program = torch.export.export(MinimumOfNonzero(), (x, y))
+    one = torch.tensor([True, False, False, False, False])
+    assert MinimumOfNonzero()(one, y).shape == (3, 5, 0)
+    assert "u0" in check._exported_refuses(program, [one, y])
+    assert check._exported_refuses(program, [x, y]) == ""
