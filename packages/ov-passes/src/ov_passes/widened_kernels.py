@@ -53,6 +53,7 @@ HALF_MATH: dict[str, dict[torch.dtype, torch.dtype]] = dict.fromkeys(
         "aten.erf.default",
         "aten.elu.default",
         "aten.cumsum.default",
+        "aten.var.correction",
     ),
     _HALVES_AS_FLOAT32,
 )
@@ -65,7 +66,9 @@ was off by up to 0.87% (``log2``, ``log10``: its frontend divides ``log(x)`` by
 0.9995), 4.6% (``log1p``), 0.64% (``erf``) and 1.3% (``elu``, so ``selu``).
 Its ``CumSum`` of bfloat16 adds in bfloat16: the running sums of 200 values
 of ``randn * 10`` drifted by 24 where eager, which accumulates in float32, is
-within 0.5.
+within 0.5. A ``var`` in bfloat16 rounds each step of its decomposition (mean,
+difference, square, sum): the variances of 64 rows of 300 ``randn * 10`` were
+all off eager's, by up to 1.1% (float16: 45 of 64, by up to 0.08%).
 """
 
 
