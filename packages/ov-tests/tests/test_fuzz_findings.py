@@ -878,14 +878,18 @@ class HalfMath(torch.nn.Module):
             torch.erf(x),
             torch.nn.functional.elu(x),
             torch.var(x.view(12, 17), -1),
+            # Eager rounds sqrt first in the scalar tail past its last 32-value vector.
+            torch.rsqrt(x[:192]),
+            torch.sqrt(x[:192]),
         )
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
-def test_logarithms_erf_elu_and_var_of_half_floats_round_once_as_eager(dtype):
+def test_logarithms_erf_elu_var_and_rsqrt_of_half_floats_round_once_as_eager(dtype):
     """OpenVINO computed them off by up to 4.6% in bfloat16; ``log2(2)`` of float16 gave 0.9995.
 
-    A bfloat16 ``var`` rounded each step of its decomposition (off by up to 1.1%).
+    A bfloat16 ``var`` rounded each step of its decomposition (off by up to 1.1%), and
+    ``rsqrt`` was a unit off for 126 of 1,000 values (graph 2,259 compared it with ``eq``).
     """
     generator = torch.Generator().manual_seed(0)
     x = torch.cat([torch.tensor([2.0, 4.0, 10.0, 100.0]), torch.rand(200, generator=generator)])
