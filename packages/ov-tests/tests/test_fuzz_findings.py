@@ -1029,3 +1029,15 @@ def test_extrema_of_infinities_alone_are_infinite():
     x = torch.tensor(rows)
     got = lowered_outputs(ExtremaOfInfinities(), x)
     assert not differences(got, list(ExtremaOfInfinities()(x)), [None] * 5)
+
+
+class MaxPoolValues(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.max_pool2d(x, [2, 1], 1)
+
+
+def test_max_pool_windows_of_minus_infinity_alone_are_minus_infinity():
+    """OpenVINO's MaxPool gave a window of -inf alone its lowest float, indices read or not."""
+    x = torch.tensor([-INF, -INF, torch.finfo(torch.float32).min, 5, -INF, -INF, math.nan, -INF])
+    got = lowered_outputs(MaxPoolValues(), x.reshape(1, 8, 1))
+    assert not differences(got, [MaxPoolValues()(x.reshape(1, 8, 1))], [None])

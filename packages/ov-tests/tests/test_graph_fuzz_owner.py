@@ -1,4 +1,6 @@
-"""Whom the fuzzer's report names for a mismatch."""
+"""Whom the fuzzer's report names for a mismatch, and what it counts as one."""
+
+import math
 
 import torch
 
@@ -63,3 +65,16 @@ def test_values_the_exported_program_refuses_are_not_a_mismatch():
     assert MinimumOfNonzero()(one, y).shape == (3, 5, 0)
     assert "u0" in check._exported_refuses(program, [one, y])
     assert check._exported_refuses(program, [x, y]) == ""
+
+
+def test_an_infinite_eager_value_matches_only_itself():
+    # A relative tolerance of inf let the lowest float pass for -inf (a max pooling of -inf).
+    lowest = torch.finfo(torch.float32).min
+    assert check.differences([torch.tensor([lowest])], [torch.tensor([-math.inf])], [None])
+    assert (
+        check.differences(
+            [torch.tensor([lowest])], [torch.tensor([lowest])], [torch.tensor([-math.inf])]
+        )
+        == ""
+    )
+    assert check.differences([torch.tensor([-math.inf])], [torch.tensor([-math.inf])], [None]) == ""

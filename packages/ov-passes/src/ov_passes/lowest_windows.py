@@ -13,9 +13,12 @@ Pooling the float keys ``not (x <= lowest)`` (1.0 or 0.0) finds that index:
 its first 1.0, else, on a window of ties at 0.0, which OpenVINO resolves to
 the first element, the window's first element. The pass selects it where the
 pooled value is the lowest value, and ``-inf`` where no key of the window is
-1.0. Other integer pools are left alone: OpenVINO gave int16 and int64 ones
-right, and the partitioner delegates an int32 one (wrong at its most
-negative value) only for values within ``2**24`` (``ov_partition.ranges``).
+1.0. A pooling whose indices the graph does not read is left to
+``nan_propagation``, whose pooling of ``isnan(x)`` tells windows of ``-inf``
+alone too, so such a pooling (ResNet's) costs no second one. Other integer
+pools are left alone: OpenVINO gave int16 and int64 ones right, and the
+partitioner delegates an int32 one (wrong at its most negative value) only
+for values within ``2**24`` (``ov_partition.ranges``).
 """
 
 from __future__ import annotations
@@ -49,7 +52,9 @@ def _lowest(dtype: torch.dtype) -> tuple[float, float] | None:
 
 @declare(Stage.REWRITES)
 def max_pool_windows_at_the_lowest_value(graph_module: torch.fx.GraphModule) -> bool:
-    """Give max pooling windows at their dtype's lowest value PyTorch's value and index.
+    """Give max pooling windows at their dtype's lowest value PyTorch's index and value.
+
+    Only poolings whose indices the graph reads are rewritten (see above).
 
     Returns:
         True when a node's results were rewritten.
@@ -63,9 +68,7 @@ def max_pool_windows_at_the_lowest_value(graph_module: torch.fx.GraphModule) -> 
             continue
         limits = _lowest(value.dtype)
         readers = {u.args[1]: u for u in node.users if u.target is operator.getitem}
-        with_index = 1 in readers
-        with_value = 0 in readers and value.dtype.is_floating_point
-        if limits is None or not (with_index or with_value):
+        if limits is None or 1 not in readers:
             continue
         below, lowest = limits
         with graph.inserting_before(max(readers.values()).next):
@@ -76,12 +79,11 @@ def max_pool_windows_at_the_lowest_value(graph_module: torch.fx.GraphModule) -> 
             keys = call_function(graph, aten._to_copy.default, (above,), {"dtype": torch.float32})
             pooled = call_function(graph, node.target, (keys, *node.args[1:]), dict(node.kwargs))
             values = readers.get(0) or call_function(graph, operator.getitem, (node, 0))
-            if with_index:
-                at_lowest = call_function(graph, aten.le.Scalar, (values, lowest))
-                first_above = call_function(graph, operator.getitem, (pooled, 1))
-                index = call_function(graph, aten.where.self, (at_lowest, first_above, readers[1]))
-                redirect_users(readers[1], index)
-            if with_value:
+            at_lowest = call_function(graph, aten.le.Scalar, (values, lowest))
+            first_above = call_function(graph, operator.getitem, (pooled, 1))
+            index = call_function(graph, aten.where.self, (at_lowest, first_above, readers[1]))
+            redirect_users(readers[1], index)
+            if 0 in readers and value.dtype.is_floating_point:
                 any_above = call_function(graph, operator.getitem, (pooled, 0))
                 none_above = call_function(graph, aten.eq.Scalar, (any_above, 0.0))
                 minus_inf = call_function(
@@ -89,7 +91,7 @@ def max_pool_windows_at_the_lowest_value(graph_module: torch.fx.GraphModule) -> 
                 )
                 selected = call_function(graph, aten.where.self, (none_above, minus_inf, values))
                 for user in list(values.users):
-                    if user is not selected and (not with_index or user is not at_lowest):
+                    if user is not selected and user is not at_lowest:
                         user.replace_input_with(values, selected)
         changed = True
     return changed

@@ -181,16 +181,19 @@ def _undefined_softmax_rows(graph: torch.fx.Graph, x: torch.fx.Node, dim: object
 
 def _nan_windows(
     node: torch.fx.Node, x: torch.fx.Node, with_index: bool
-) -> tuple[torch.fx.Node, torch.fx.Node | None]:
-    """Which windows of a max pooling hold NaN, and the index PyTorch gives there (None if not built).
+) -> tuple[torch.fx.Node, torch.fx.Node | None, torch.fx.Node | None]:
+    """Which windows of a max pooling hold NaN, the index PyTorch gives there, and which hold -inf alone.
 
     PyTorch's kernel takes each NaN it meets, so a window's index is that of
     its last NaN in row-major order: the largest flat spatial position. Pooling
     ``(position + 1) * isnan(x)`` (exact in float32 below 2**24 positions)
     gives it, and 0 where the window holds none. OpenVINO's ``MaxPool`` index
     of such a window is another element's. Without ``with_index``, and for
-    spatial sizes known only at run time, ``isnan(x)`` alone is pooled and
-    OpenVINO's indices stay.
+    spatial sizes known only at run time, ``2 * isnan(x) + (x != -inf)`` is
+    pooled instead: above 2 where a window holds NaN, 0 where it holds -inf
+    alone (OpenVINO gives such a window its lowest float; ``lowest_windows``
+    serves poolings whose indices are read). The index and the windows of
+    -inf are None where not built.
     """
     graph = node.graph
     spatial = list(x.meta["val"].shape[-(2 if "2d" in op_name(node) else 3) :])
@@ -205,16 +208,26 @@ def _nan_windows(
         )
         positions = call_function(graph, aten.view.default, (positions, spatial))
         keys = call_function(graph, aten.mul.Tensor, (keys, positions))
+    else:
+        above = call_function(graph, aten.ne.Scalar, (x, -math.inf))
+        keys = call_function(
+            graph,
+            aten.add.Tensor,
+            (
+                call_function(graph, aten.mul.Scalar, (keys, 2.0)),
+                call_function(graph, aten._to_copy.default, (above,), {"dtype": torch.float32}),
+            ),
+        )
     pooled = call_function(graph, node.target, (keys, *node.args[1:]))
     last = call_function(graph, operator.getitem, (pooled, 0))
-    # Positive where the window holds NaN; OpenVINO pools a window of padding alone
-    # to its lowest float (see padding_windows).
-    mask = call_function(graph, aten.gt.Scalar, (last, 0.0))
+    # OpenVINO pools a window of padding alone to its lowest float (see padding_windows).
     if not with_index:
-        return mask, None
+        mask = call_function(graph, aten.gt.Scalar, (last, 2.0))
+        return mask, None, call_function(graph, aten.eq.Scalar, (last, 0.0))
+    mask = call_function(graph, aten.gt.Scalar, (last, 0.0))
     position = call_function(graph, aten.sub.Tensor, (last, 1.0))
     index = call_function(graph, aten._to_copy.default, (position,), {"dtype": torch.int64})
-    return mask, index
+    return mask, index, None
 
 
 def _with_indices(node: torch.fx.Node) -> bool:
@@ -223,9 +236,10 @@ def _with_indices(node: torch.fx.Node) -> bool:
     if not isinstance(x, torch.fx.Node) or not _is_float(x):
         return False
     readers = {user.args[1]: user for user in node.users if user.target is operator.getitem}
+    alone = None
     with graph.inserting_before(node.next):
         if op_name(node) in _POOLS:
-            mask, index = _nan_windows(node, x, 1 in readers)
+            mask, index, alone = _nan_windows(node, x, 1 in readers)
         else:
             dim, keep = node.args[1], bool(node.args[2]) if len(node.args) > 2 else False
             mask = _any_nan_over(graph, x, dim, keep)
@@ -235,7 +249,15 @@ def _with_indices(node: torch.fx.Node) -> bool:
             continue  # indices of dynamic spatial sizes keep OpenVINO's answer
         with graph.inserting_before(reader.next):
             value = _nan(graph, reader) if position == 0 else index
-            selected = call_function(graph, aten.where.self, (mask, value, reader))
+            chosen = mask
+            if position == 0 and alone is not None:
+                dtype = reader.meta["val"].dtype
+                minus_inf = call_function(
+                    graph, aten.scalar_tensor.default, (-math.inf,), {"dtype": dtype}
+                )
+                value = call_function(graph, aten.where.self, (mask, value, minus_inf))
+                chosen = call_function(graph, aten.bitwise_or.Tensor, (mask, alone))
+            selected = call_function(graph, aten.where.self, (chosen, value, reader))
         redirect_users(reader, selected)
     return bool(readers)
 

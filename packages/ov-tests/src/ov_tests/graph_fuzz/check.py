@@ -108,8 +108,9 @@ def _flushed(value: torch.Tensor) -> torch.Tensor:
 
 
 def _close(got: torch.Tensor, wanted: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+    """Where ``got`` is ``wanted`` or within ``allowed`` of it; an infinite ``wanted`` only itself."""
     same = (got == wanted) | (got.isnan() & wanted.isnan())
-    return same | ((got - wanted).abs() <= allowed)
+    return same | (((got - wanted).abs() <= allowed) & wanted.isfinite())
 
 
 def differences(
