@@ -1003,7 +1003,8 @@ def test_max_pool_windows_at_the_lowest_value_are_pytorchs(dtype):
     if dtype.is_floating_point:
         low = [-INF, -INF, torch.finfo(dtype).min, 5, -INF, -INF, math.nan, -INF]
     else:
-        low = [torch.iinfo(dtype).min] * 3 + [3] + [torch.iinfo(dtype).min] * 4
+        lowest = float(torch.iinfo(dtype).min)
+        low = [lowest, lowest, lowest, 3.0, lowest, lowest, lowest, lowest]
     x = torch.tensor(low).to(dtype).reshape(1, 8, 1)
     got = lowered_outputs(MaxPoolWithIndices(), x)
     assert not differences(got, list(MaxPoolWithIndices()(x)), [None] * 2)
