@@ -43,3 +43,40 @@ def test_a_result_of_a_data_dependent_size_is_left_alone():
 
     module = torch.export.export(Found(), (torch.tensor([1.0, 0.0]),)).module(check_guards=False)
     assert not empty_results_as_constants(module)
+
+
+class EmptyBesideDynamic(torch.nn.Module):
+    def forward(self, x):
+        return x.relu().squeeze(2), x.sum(2), x.exp().unsqueeze(1)
+
+
+def test_empty_results_beside_a_dynamic_dim_share_one_read_of_its_size():
+    x = torch.zeros(16, 0, 1, 4)
+    batch = torch.export.Dim("batch", min=2, max=32)
+    exported = torch.export.export(EmptyBesideDynamic(), (x,), dynamic_shapes=({0: batch},))
+    module = exported.module(check_guards=False)
+    assert empty_results_as_constants(module)
+    module.recompile()
+    targets = [node.target for node in module.graph.nodes if node.op == "call_function"]
+    assert targets.count(torch.ops.aten.sym_size.int) == 1
+    assert targets.count(torch.ops.aten.full.default) == 3
+    for size in (16, 3):
+        x = torch.zeros(size, 0, 1, 4)
+        got = module(x)
+        assert [tuple(t.shape) for t in got] == [(size, 0, 4), (size, 0, 4), (size, 1, 0, 1, 4)]
+
+
+class EmptyOfAnUnreadSize(torch.nn.Module):
+    def forward(self, x, y):
+        found = torch.nonzero(y)
+        return x.unsqueeze(1).expand(-1, found.shape[0], -1)[:, :, :0] + 1
+
+
+def test_an_empty_result_of_a_size_no_input_has_adds_no_node():
+    inputs = (torch.randn(3, 4), torch.tensor([1.0, 0.0]))
+    batch = torch.export.Dim("batch", min=2, max=32)
+    exported = torch.export.export(EmptyOfAnUnreadSize(), inputs, dynamic_shapes=({0: batch}, None))
+    module = exported.module(check_guards=False)
+    nodes = [node.format_node() for node in module.graph.nodes]
+    assert not empty_results_as_constants(module)
+    assert [node.format_node() for node in module.graph.nodes] == nodes

@@ -28,42 +28,52 @@ from ov_spec import op_name
 aten = torch.ops.aten
 
 
-def _empty_shape(node: torch.fx.Node) -> list[object] | None:
-    """The shape of ``node``'s tensor result when a static size of it is 0, else None.
+class _InputSizes:
+    """Run-time sizes read off the partition's inputs, one ``sym_size`` node per size.
 
-    Each size known only at run time is a ``sym_size`` node of a partition
-    input that has it; None when an input has none of them.
+    Each symbolic size is found on the first input dim that has it; its node is
+    made the first time a shape needs it, and shared after.
     """
-    value = node.meta.get("val")
-    if not isinstance(value, torch.Tensor) or not any(
-        isinstance(size, int) and size == 0 for size in value.shape
-    ):
-        return None
-    shape: list[object] = []
-    sizes: tuple[int | torch.SymInt, ...] = tuple(value.shape)
-    for size in sizes:
-        if isinstance(size, int):
-            shape.append(size)
-            continue
-        found = _input_size(node.graph, size)
-        if found is None:
+
+    def __init__(self, graph: torch.fx.Graph) -> None:
+        self._graph = graph
+        self._dims: dict[object, tuple[torch.fx.Node, int]] = {}
+        self._nodes: dict[object, torch.fx.Node] = {}
+        for placeholder in graph.find_nodes(op="placeholder"):
+            value = placeholder.meta.get("val")
+            if not isinstance(value, torch.Tensor):
+                continue
+            sizes: tuple[int | torch.SymInt, ...] = tuple(value.shape)
+            for dim, size in enumerate(sizes):
+                if isinstance(size, torch.SymInt):
+                    self._dims.setdefault(size.node.expr, (placeholder, dim))
+
+    def shape(self, node: torch.fx.Node) -> list[object] | None:
+        """The shape of ``node``'s tensor result when a static size of it is 0, else None.
+
+        Each size known only at run time is a ``sym_size`` node of a partition
+        input; None (and no node made) when an input has none of them.
+        """
+        value = node.meta.get("val")
+        if not isinstance(value, torch.Tensor) or not any(
+            isinstance(size, int) and size == 0 for size in value.shape
+        ):
             return None
-        shape.append(found)
-    return shape
-
-
-def _input_size(graph: torch.fx.Graph, size: torch.SymInt) -> torch.fx.Node | None:
-    """A ``sym_size`` node reading ``size`` off a partition input, or None when none has it."""
-    for placeholder in graph.find_nodes(op="placeholder"):
-        value = placeholder.meta.get("val")
-        if not isinstance(value, torch.Tensor):
-            continue
         sizes: tuple[int | torch.SymInt, ...] = tuple(value.shape)
-        for dim, known in enumerate(sizes):
-            if isinstance(known, torch.SymInt) and known.node.expr == size.node.expr:
-                with graph.inserting_after(placeholder):
-                    return call_function(graph, aten.sym_size.int, (placeholder, dim))
-    return None
+        if any(
+            isinstance(size, torch.SymInt) and size.node.expr not in self._dims for size in sizes
+        ):
+            return None
+        return [size if isinstance(size, int) else self._node(size.node.expr) for size in sizes]
+
+    def _node(self, expr: object) -> torch.fx.Node:
+        if expr not in self._nodes:
+            placeholder, dim = self._dims[expr]
+            with self._graph.inserting_after(placeholder):
+                self._nodes[expr] = call_function(
+                    self._graph, aten.sym_size.int, (placeholder, dim)
+                )
+        return self._nodes[expr]
 
 
 @declare(Stage.EMPTY_RESULTS)
@@ -79,13 +89,14 @@ def empty_results_as_constants(graph_module: torch.fx.GraphModule) -> bool:
         True when a node was replaced.
     """
     graph = graph_module.graph
+    sizes = _InputSizes(graph)
     changed = False
     for node in list(graph.nodes):
         if node.op != "call_function" or op_name(node) == "aten.full.default":
             continue
         if isinstance(node.meta.get("val"), tuple | list) and node.target is not operator.getitem:
             continue  # replaced through its getitem readers
-        shape = _empty_shape(node)
+        shape = sizes.shape(node)
         if shape is None:
             continue
         dtype = node.meta["val"].dtype
