@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from ov_runtime.facade.method_inputs import (
     planned_inputs,
 )
 from ov_runtime.facade.program_reader import Plan, read_plans
-from ov_runtime.facade.values import from_value, laid_out, write_value
+from ov_runtime.facade.values import InputWriter, OutputReader, laid_out
 from ov_runtime.native import load_backend, take_last_error
 from ov_runtime.native.runner import NativeMethod, NativeRunner, calls_in_flight
 from ov_spec import runtime_options
@@ -78,7 +79,17 @@ class LoadedMethod:
                 laid_out(value, order) if isinstance(value, torch.Tensor) else value
                 for value, order in zip(values, self._orders, strict=True)
             ]
-            return self.program.execute(self.name, held, self._orders)
+            return self.program.execute(self.name, held)
+
+
+@dataclass(frozen=True)
+class _Method:
+    """A loaded method's native side: its values, the options it loaded with, and their readers."""
+
+    method: NativeMethod
+    options: dict[str, str]
+    writer: InputWriter
+    reader: OutputReader
 
 
 class LoadedProgram:
@@ -117,7 +128,7 @@ class LoadedProgram:
             self._plans: dict[str, Plan] = {plan.name: plan for plan in read_plans(data)}
         except ValueError as error:
             raise ExecutionError(str(error)) from error
-        self._methods: dict[str, tuple[NativeMethod, dict[str, str]]] = {}
+        self._methods: dict[str, _Method] = {}
         self._lock = threading.Lock()
 
     @property
@@ -162,27 +173,27 @@ class LoadedProgram:
             if name not in self._methods:
                 plan = self._plans[name]
                 method = self._runner.load_method(name, len(plan.inputs), plan.num_outputs, options)
-                self._methods[name] = (method, options)
-            elif backend_options is not None and self._methods[name][1] != options:
+                orders = [spec.dim_order for spec in planned_inputs(plan)]
+                self._methods[name] = _Method(
+                    method, options, InputWriter(method.inputs, orders), OutputReader()
+                )
+            elif backend_options is not None and self._methods[name].options != options:
                 raise ExecutionError(
                     f"method {name!r} is loaded already, with the backend options "
-                    f"{self._methods[name][1]}; load the program again for {options}"
+                    f"{self._methods[name].options}; load the program again for {options}"
                 )
         return LoadedMethod(name, self)
 
-    def execute(
-        self, name: str, inputs: Sequence[Any], orders: Sequence[Sequence[int]]
-    ) -> list[Any]:
-        """Run loaded method ``name`` on checked inputs, tensors laid out in ``orders``; copy its outputs.
+    def execute(self, name: str, inputs: Sequence[Any]) -> list[Any]:
+        """Run loaded method ``name`` on checked inputs, tensors laid out in its dim orders; copy its outputs.
 
         Raises:
             ExecutionError: ExecuTorch or a delegate failed.
         """
         with self._lock:  # the method's native values serve every call
-            method = self._methods[name][0]
-            for native, value, order in zip(method.inputs, inputs, orders, strict=True):
-                write_value(native, value, order)
-            return [from_value(output) for output in method.execute()]
+            loaded = self._methods[name]
+            loaded.writer.write(inputs)
+            return loaded.reader.read(loaded.method.execute())
 
     def write_etdump(self, path: str | Path) -> None:
         """Write the events recorded since the program loaded, or since the last write, as an ETDump.
