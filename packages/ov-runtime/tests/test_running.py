@@ -376,3 +376,97 @@ def test_a_mutated_buffer_starts_from_its_initial_value_and_keeps_its_updates():
     method = program.load_method("forward")
     assert method.execute([torch.zeros(3)])[0].tolist() == [6.0, 6.0, 6.0]
     assert method.execute([torch.zeros(3)])[0].tolist() == [7.0, 7.0, 7.0]
+
+
+def test_a_call_described_as_the_last_checked_one_takes_the_compiled_path():
+    program = load_program(lower(Add(), (torch.ones(2, 3), torch.ones(2, 3))).buffer)
+    method = program.load_method("forward")
+    a, b = torch.randn(2, 3), torch.randn(2, 3)
+    assert program.execute_as_before("forward", [a, b]) is None  # none checked yet
+    assert torch.equal(method.execute([a, b])[0], a + b)
+    c, d = torch.randn(2, 3), torch.randn(2, 3)
+    taken = program.execute_as_before("forward", (c, d))
+    assert taken is not None
+    assert torch.equal(taken[0], c + d)
+    assert taken[0].data_ptr() != method.execute([c, d])[0].data_ptr()  # each call's own copy
+
+
+def _sparse() -> torch.Tensor:
+    return torch.ones(2, 3).to_sparse()
+
+
+@pytest.mark.parametrize(
+    ("second", "error"),
+    [
+        (lambda: torch.ones(2, 3, dtype=torch.int64), r"input 1 has dtype torch.int64"),
+        (lambda: torch.ones(2, 2), r"input 1 has shape \(2, 2\); the method takes the static"),
+        (lambda: torch.empty(2, 3, device="meta"), r"input 1 is on device meta"),
+        (_sparse, r"input 1 is a sparse_coo tensor"),
+        (lambda: 2.0, r"input 1 is float; the method takes a tensor"),
+        (lambda: torch.arange(6.0).reshape(3, 2).T, None),
+        (lambda: torch._neg_view(torch.arange(6.0).reshape(2, 3)), None),
+        (lambda: torch.nn.Parameter(torch.arange(6.0).reshape(2, 3)), None),
+    ],
+    ids=["dtype", "shape", "meta", "sparse", "number", "transposed", "negated", "parameter"],
+)
+def test_a_call_described_otherwise_than_the_last_checked_one_is_checked_again(second, error):
+    program = load_program(lower(Add(), (torch.ones(2, 3), torch.ones(2, 3))).buffer)
+    method = program.load_method("forward")
+    a = torch.randn(2, 3)
+    method.execute([a, torch.ones(2, 3)])
+    value = second()
+    assert program.execute_as_before("forward", [a, value]) is None
+    if error is not None:
+        with pytest.raises(ExecutionError, match=error):
+            method.execute([a, value])
+    else:
+        with torch.no_grad():
+            assert torch.equal(method.execute([a, value])[0], a + value)
+    b = torch.randn(2, 3)
+    assert torch.equal(method.execute([a, b])[0], a + b)  # and back
+
+
+def test_a_scalar_other_than_the_checked_one_is_checked_again():
+    inputs = (torch.ones(2), 3, 0.5, True)
+    program = load_program(lower(Scaled(), inputs).buffer)
+    method = program.load_method()
+    method.execute(inputs)
+    assert program.execute_as_before("forward", inputs) is not None
+    for changed, error in [(4, r"input 1 is 4; the method was exported with 3"), (True, "bool")]:
+        with pytest.raises(ExecutionError, match=error):
+            method.execute((torch.ones(2), changed, 0.5, True))
+
+
+def test_a_failure_on_the_compiled_path_is_an_execution_error_with_the_reason():
+    rows = torch.export.Dim("rows", max=32)
+    lowered = lower(Double(), (torch.ones(4, 3),), dynamic_shapes=({0: rows},))
+    program = load_program(lowered.buffer)
+    method = program.load_method("forward")
+    x = torch.ones(4, 3)
+    method.execute([x])
+    loaded = program._methods["forward"]
+    loaded.method.inputs[0].sizes[0] = 33  # past the planned bound, which the checks refuse
+    with pytest.raises(ExecutionError, match=r"method 'forward' failed with ExecuTorch error"):
+        method.execute([x])
+
+
+def test_a_call_that_failed_after_writing_new_sizes_is_not_the_description_taken_after():
+    rows = torch.export.Dim("rows", max=32)
+    lowered = lower(Double(), (torch.ones(4, 3),), dynamic_shapes=({0: rows},))
+    program = load_program(lowered.buffer)
+    method = program.load_method("forward")
+    method.execute([torch.ones(4, 3)])
+    loaded = program._methods["forward"]
+    real = loaded.method.execute
+
+    def failing():
+        raise ExecutionError("the method failed")
+
+    loaded.method.execute = failing  # checked and written: (5, 3), then a failure
+    with pytest.raises(ExecutionError, match="the method failed"):
+        method.execute([torch.ones(5, 3)])
+    loaded.method.execute = real
+    x = torch.randn(4, 3)
+    got = method.execute([x])[0]
+    assert got.shape == (4, 3)
+    assert torch.equal(got, x * 2)

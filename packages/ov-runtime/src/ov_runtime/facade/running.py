@@ -27,9 +27,9 @@ from ov_runtime.facade.method_inputs import (
     planned_inputs,
 )
 from ov_runtime.facade.program_reader import Plan, read_plans
-from ov_runtime.facade.values import InputWriter, OutputReader, laid_out
+from ov_runtime.facade.values import TORCH_DTYPES, InputWriter, OutputReader, laid_out
 from ov_runtime.native import load_backend, take_last_error
-from ov_runtime.native.runner import NativeMethod, NativeRunner, calls_in_flight
+from ov_runtime.native.runner import NativeMethod, NativeRunner, RepeatCalls, calls_in_flight
 from ov_spec import runtime_options
 
 
@@ -70,16 +70,19 @@ class LoadedMethod:
                 ExecuTorch or a delegate failed; the delegate's reason is in the
                 message and in the log.
         """
-        values = as_input_list(inputs, len(self._inputs), self.name)
         # PyTorch's ops below run native code too: interpreter exit waits for them.
         with calls_in_flight:
+            outputs = self.program.execute_as_before(self.name, inputs)
+            if outputs is not None:
+                return outputs
+            values = as_input_list(inputs, len(self._inputs), self.name)
             check_inputs(self._inputs, values)
             # Tensors in the method's memory order, alive while the native side reads them.
             held = [
                 laid_out(value, order) if isinstance(value, torch.Tensor) else value
                 for value, order in zip(values, self._orders, strict=True)
             ]
-            return self.program.execute(self.name, held)
+            return self.program.execute(self.name, held, values)
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ class _Method:
     options: dict[str, str]
     writer: InputWriter
     reader: OutputReader
+    repeats: RepeatCalls
 
 
 class LoadedProgram:
@@ -174,8 +178,15 @@ class LoadedProgram:
                 plan = self._plans[name]
                 method = self._runner.load_method(name, len(plan.inputs), plan.num_outputs, options)
                 orders = [spec.dim_order for spec in planned_inputs(plan)]
+                repeats = method.repeat_calls(
+                    [list(order) == list(range(len(order))) for order in orders],
+                    torch.Tensor,
+                    torch.strided,
+                    torch.empty_strided,
+                    TORCH_DTYPES,
+                )
                 self._methods[name] = _Method(
-                    method, options, InputWriter(method.inputs, orders), OutputReader()
+                    method, options, InputWriter(method.inputs, orders), OutputReader(), repeats
                 )
             elif backend_options is not None and self._methods[name].options != options:
                 raise ExecutionError(
@@ -184,16 +195,36 @@ class LoadedProgram:
                 )
         return LoadedMethod(name, self)
 
-    def execute(self, name: str, inputs: Sequence[Any]) -> list[Any]:
+    def execute(self, name: str, inputs: Sequence[Any], given: Sequence[Any]) -> list[Any]:
         """Run loaded method ``name`` on checked inputs, tensors laid out in its dim orders; copy its outputs.
+
+        ``given`` are the inputs as the caller gave them, before they were laid
+        out: calls described as they are take the compiled path from now on
+        (:meth:`execute_as_before`).
 
         Raises:
             ExecutionError: ExecuTorch or a delegate failed.
         """
         with self._lock:  # the method's native values serve every call
             loaded = self._methods[name]
+            loaded.repeats.forget()  # until the native values describe ``given``
             loaded.writer.write(inputs)
+            loaded.repeats.accept(given)
             return loaded.reader.read(loaded.method.execute())
+
+    def execute_as_before(self, name: str, inputs: Any) -> list[Any] | None:
+        """Run loaded method ``name`` on ``inputs`` described as the last call's were, else None.
+
+        The compiled path (:class:`ov_runtime.native.runner.RepeatCalls`) takes
+        a list or tuple of inputs whose types, shapes, dtypes and layouts (and
+        scalars' values) are those of the last call that ran through
+        :meth:`execute`, which checked them; anything else is left to that.
+
+        Raises:
+            ExecutionError: ExecuTorch or a delegate failed.
+        """
+        with self._lock:
+            return self._methods[name].repeats.execute(inputs)
 
     def write_etdump(self, path: str | Path) -> None:
         """Write the events recorded since the program loaded, or since the last write, as an ETDump.

@@ -15,11 +15,15 @@ import functools
 import importlib.util
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
 from ov_runtime.native.library import load_backend, take_last_error
+
+if TYPE_CHECKING:
+    from ov_runtime.native._method_calls import MethodCalls
 
 MAX_RANK = 16
 INT, BOOL, DOUBLE, TENSOR = 2, 3, 4, 5
@@ -277,6 +281,53 @@ class NativeMethod:
             ctypes.byref(self._count),
         )
 
+    def repeat_calls(
+        self,
+        dense: Sequence[bool],
+        tensor_type: type,
+        strided: object,
+        empty_strided: Callable[..., Any],
+        dtypes: Mapping[int, object],
+    ) -> RepeatCalls:
+        """The compiled per-call path of this method (``native/python/method_calls.cpp``).
+
+        Args:
+            dense: Per input, whether a dense tensor is already in its dim order
+                (the contiguous one), so that a call may pass it as it is.
+            tensor_type: The tensor type it takes (``torch.Tensor``), exactly.
+            strided: The layout of a dense tensor (``torch.strided``).
+            empty_strided: What makes an output tensor (``torch.empty_strided``).
+            dtypes: The tensor dtype of each ExecuTorch ScalarType code.
+
+        Raises:
+            BackendUnavailableError: The extension was not built.
+        """
+        try:
+            from ov_runtime.native._method_calls import MethodCalls
+        except ImportError as error:
+            raise BackendUnavailableError(
+                f"the facade's compiled call path is not installed ({error}); reinstall "
+                "ov-runtime so that its native part is built (`uv sync --reinstall-package "
+                "ov-runtime`)"
+            ) from error
+        execute = ctypes.cast(self._runner._library.ov_executorch_runner_execute, ctypes.c_void_p)
+        assert execute.value is not None  # a function the library exports
+        calls = MethodCalls(
+            execute.value,
+            self._runner._handle,
+            self.name,
+            ctypes.addressof(self.inputs),
+            len(self.inputs),
+            ctypes.addressof(self._outputs),
+            len(self._outputs),
+            list(dense),
+            tensor_type,
+            strided,
+            empty_strided,
+            dict(dtypes),
+        )
+        return RepeatCalls(self, calls)
+
     def execute(self) -> list[Value]:
         """Run the method on :attr:`inputs`; its outputs' data stays valid until the next call.
 
@@ -288,3 +339,41 @@ class NativeMethod:
         if code:
             raise _failure(f"method {self.name!r}", code)
         return self._outputs[: self._count.value]
+
+
+class RepeatCalls:
+    """Calls of a :class:`NativeMethod` whose inputs are described as the last accepted ones.
+
+    Such a call needs no check beyond that comparison: the compiled path writes
+    each tensor's data pointer, runs the method without the GIL and copies the
+    outputs out. Any other call is not taken (:meth:`execute` returns None):
+    the caller checks it, calls :meth:`forget`, writes its inputs, calls
+    :meth:`accept` with them and runs it.
+    Call it from one thread at a time, holding a place in :data:`calls_in_flight`.
+    """
+
+    def __init__(self, method: NativeMethod, calls: MethodCalls) -> None:
+        self._method = method  # the values the compiled path writes and reads
+        self._calls = calls
+
+    def accept(self, values: Sequence[Any]) -> None:
+        """Take calls described as ``values`` (inputs checked and written) from now on."""
+        self._calls.accept(values)
+
+    def forget(self) -> None:
+        """Take no call until the next :meth:`accept`: the method's inputs are being written anew."""
+        self._calls.forget()
+
+    def execute(self, values: Sequence[Any]) -> list[Any] | None:
+        """The outputs of the method on ``values``, or None when the call is not taken.
+
+        Raises:
+            ExecutionError: ExecuTorch or a delegate failed; with the delegate's reason.
+        """
+        taken = self._calls.run(values)
+        if taken is None:
+            return None
+        code, outputs = taken
+        if code:
+            raise _failure(f"method {self._method.name!r}", code)
+        return outputs
