@@ -41,6 +41,12 @@ struct Accepted {
   nb::object scalar;  // the scalar's value; null for a tensor
 };
 
+// The tensor attributes read at each call, made once.
+struct Names {
+  nb::str shape{"shape"}, dtype{"dtype"}, layout{"layout"}, is_cpu{"is_cpu"},
+      is_contiguous{"is_contiguous"}, is_neg{"is_neg"}, is_conj{"is_conj"}, data_ptr{"data_ptr"};
+};
+
 // What a tensor output of one description becomes: empty_strided's arguments.
 struct Layout {
   bool known = false;
@@ -79,8 +85,8 @@ class MethodCalls {
       accepted = Accepted{};
       if (value.type().is(tensor_type_)) {
         if (dense_[index]) {
-          accepted.shape = value.attr("shape");
-          accepted.dtype = value.attr("dtype");
+          accepted.shape = value.attr(names_.shape);
+          accepted.dtype = value.attr(names_.dtype);
         }
       } else if (PyBool_Check(value.ptr()) || PyLong_CheckExact(value.ptr()) ||
                  PyFloat_CheckExact(value.ptr())) {
@@ -143,13 +149,15 @@ class MethodCalls {
     }
     nb::handle tensor(value);
     try {
-      if (!tensor.attr("dtype").is(accepted.dtype) || !tensor.attr("layout").is(strided_) ||
-          !tensor.attr("is_cpu").is(Py_True) || !tensor.attr("shape").equal(accepted.shape) ||
-          !tensor.attr("is_contiguous")().is(Py_True) || !tensor.attr("is_neg")().is(Py_False) ||
-          !tensor.attr("is_conj")().is(Py_False)) {
+      if (!tensor.attr(names_.dtype).is(accepted.dtype) ||
+          !tensor.attr(names_.layout).is(strided_) || !tensor.attr(names_.is_cpu).is(Py_True) ||
+          !tensor.attr(names_.shape).equal(accepted.shape) ||
+          !tensor.attr(names_.is_contiguous)().is(Py_True) ||
+          !tensor.attr(names_.is_neg)().is(Py_False) ||
+          !tensor.attr(names_.is_conj)().is(Py_False)) {
         return false;
       }
-      inputs_[index].data = PyLong_AsVoidPtr(tensor.attr("data_ptr")().ptr());
+      inputs_[index].data = PyLong_AsVoidPtr(tensor.attr(names_.data_ptr)().ptr());
     } catch (const nb::python_error&) {
       return false;  // a nested tensor has no shape: the facade says why
     }
@@ -174,7 +182,7 @@ class MethodCalls {
     }
     nb::object tensor = empty_strided_(*layout.arguments, **layout.keywords);
     if (value.nbytes != 0) {
-      void* data = PyLong_AsVoidPtr(tensor.attr("data_ptr")().ptr());
+      void* data = PyLong_AsVoidPtr(tensor.attr(names_.data_ptr)().ptr());
       std::memcpy(data, value.data, value.nbytes);
     }
     return tensor;
@@ -216,6 +224,7 @@ class MethodCalls {
   nb::object strided_;
   nb::object empty_strided_;
   nb::dict dtypes_;
+  Names names_;
 };
 
 }  // namespace
