@@ -182,7 +182,8 @@ class Softmaxes(torch.nn.Module):
         return x.softmax(-1), x.log_softmax(-1), x[:, :1].log_softmax(-1)
 
 
-def test_a_softmax_row_holding_inf_or_only_minus_inf_is_nan_as_in_pytorch():
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16], ids=str)
+def test_a_softmax_row_holding_inf_or_only_minus_inf_is_nan_as_in_pytorch(dtype):
     """PyTorch subtracts the row's maximum; OpenVINO gave NaN only at the inf itself."""
     rows = torch.tensor(
         [
@@ -191,7 +192,11 @@ def test_a_softmax_row_holding_inf_or_only_minus_inf_is_nan_as_in_pytorch():
             [-INF, 1.0, 2.0],
             [math.nan, 1.0, 0.0],
             [1.0, 2.0, 3.0],
-        ]
+            [-INF, INF, -INF],
+            [-INF, -INF, math.nan],
+            [-INF, 0.0, -INF],
+        ],
+        dtype=dtype,
     )
     got = lowered_outputs(Softmaxes(), rows)
     assert not differences(got, list(Softmaxes()(rows)), [None] * 3)
