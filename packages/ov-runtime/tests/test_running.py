@@ -450,22 +450,23 @@ def test_a_failure_on_the_compiled_path_is_an_execution_error_with_the_reason():
         method.execute([x])
 
 
-def test_a_call_that_failed_after_writing_new_sizes_is_not_the_description_taken_after():
+def test_a_call_that_failed_after_writing_new_sizes_is_not_the_description_taken_after(
+    monkeypatch,
+):
     rows = torch.export.Dim("rows", max=32)
     lowered = lower(Double(), (torch.ones(4, 3),), dynamic_shapes=({0: rows},))
     program = load_program(lowered.buffer)
     method = program.load_method("forward")
     method.execute([torch.ones(4, 3)])
     loaded = program._methods["forward"]
-    real = loaded.method.execute
 
     def failing():
         raise ExecutionError("the method failed")
 
-    loaded.method.execute = failing  # checked and written: (5, 3), then a failure
-    with pytest.raises(ExecutionError, match="the method failed"):
-        method.execute([torch.ones(5, 3)])
-    loaded.method.execute = real
+    with monkeypatch.context() as patched:
+        patched.setattr(loaded.method, "execute", failing)  # written: (5, 3), then a failure
+        with pytest.raises(ExecutionError, match="the method failed"):
+            method.execute([torch.ones(5, 3)])
     x = torch.randn(4, 3)
     got = method.execute([x])[0]
     assert got.shape == (4, 3)

@@ -23,7 +23,7 @@ from ov_runtime.exceptions import BackendUnavailableError, ExecutionError
 from ov_runtime.native.library import load_backend, take_last_error
 
 if TYPE_CHECKING:
-    from ov_runtime.native._method_calls import MethodCalls
+    from ov_runtime.native import _method_calls
 
 MAX_RANK = 16
 INT, BOOL, DOUBLE, TENSOR = 2, 3, 4, 5
@@ -306,7 +306,7 @@ class NativeMethod:
             BackendUnavailableError: The extension was not built.
         """
         try:
-            from ov_runtime.native._method_calls import MethodCalls
+            from ov_runtime.native import _method_calls
         except ImportError as error:
             raise BackendUnavailableError(
                 f"the facade's compiled call path is not installed ({error}); reinstall "
@@ -315,7 +315,7 @@ class NativeMethod:
             ) from error
         execute = ctypes.cast(self._runner._library.ov_executorch_runner_execute, ctypes.c_void_p)
         assert execute.value is not None  # a function the library exports
-        calls = MethodCalls(
+        calls = _method_calls.MethodCalls(
             execute.value,
             self._runner._handle,
             self.name,
@@ -355,7 +355,7 @@ class RepeatCalls:
     Call it from one thread at a time, holding a place in :data:`calls_in_flight`.
     """
 
-    def __init__(self, method: NativeMethod, calls: MethodCalls) -> None:
+    def __init__(self, method: NativeMethod, calls: _method_calls.MethodCalls) -> None:
         self._method = method  # the values the compiled path writes and reads
         self._calls = calls
 
