@@ -471,3 +471,32 @@ def test_a_call_that_failed_after_writing_new_sizes_is_not_the_description_taken
     got = method.execute([x])[0]
     assert got.shape == (4, 3)
     assert torch.equal(got, x * 2)
+
+
+class AddThree(torch.nn.Module):
+    def forward(self, a, b, c):
+        return a + b + c
+
+
+def test_the_compiled_path_holds_the_inputs_it_was_given_while_the_list_changes():
+    """Reading a tensor's attributes may run Python (a torch function mode) that empties the list."""
+    from torch.overrides import TorchFunctionMode
+
+    size = 1 << 16
+    examples = tuple(torch.ones(size) for _ in range(3))  # one tensor thrice: export aliases
+    program = load_program(lower(AddThree(), examples).buffer)
+    method = program.load_method("forward")
+    given = [torch.ones(size), torch.full((size,), 2.0), torch.full((size,), 3.0)]
+    method.execute(list(given))
+
+    class Emptying(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", "") == "is_contiguous" and given:
+                del given[:]  # the tensors' last references but the call's
+                for _ in range(100):
+                    [torch.zeros(64) for _ in range(50)]
+            return func(*args, **(kwargs or {}))
+
+    with Emptying():
+        got = method.execute(given)[0]
+    assert torch.equal(got, torch.full((size,), 6.0))

@@ -108,13 +108,15 @@ class MethodCalls {
     if (!PyList_CheckExact(values.ptr()) && !PyTuple_CheckExact(values.ptr())) {
       return nb::none();
     }
-    PyObject* sequence = values.ptr();
-    if (static_cast<size_t>(PySequence_Fast_GET_SIZE(sequence)) != num_inputs_) {
+    // A tuple of our own holds each input until the method returns: another
+    // thread, or Python code that reading a tensor's attributes runs, may
+    // change the caller's list meanwhile (the tuple given is itself, shared).
+    nb::tuple held = nb::steal<nb::tuple>(PySequence_Tuple(values.ptr()));
+    if (static_cast<size_t>(PyTuple_GET_SIZE(held.ptr())) != num_inputs_) {
       return nb::none();
     }
-    PyObject** items = PySequence_Fast_ITEMS(sequence);
     for (size_t index = 0; index < num_inputs_; ++index) {
-      if (!take(index, items[index])) {
+      if (!take(index, PyTuple_GET_ITEM(held.ptr(), index))) {
         return nb::none();
       }
     }
