@@ -464,7 +464,7 @@ def test_a_call_that_failed_after_writing_new_sizes_is_not_the_description_taken
         raise ExecutionError("the method failed")
 
     with monkeypatch.context() as patched:
-        patched.setattr(loaded.method, "execute", failing)  # written: (5, 3), then a failure
+        patched.setattr(loaded.calls, "execute_written", failing)  # written: (5, 3), then a failure
         with pytest.raises(ExecutionError, match="the method failed"):
             method.execute([torch.ones(5, 3)])
     x = torch.randn(4, 3)

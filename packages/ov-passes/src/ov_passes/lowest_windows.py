@@ -90,8 +90,6 @@ def max_pool_windows_at_the_lowest_value(graph_module: torch.fx.GraphModule) -> 
                     graph, aten.scalar_tensor.default, (-math.inf,), {"dtype": value.dtype}
                 )
                 selected = call_function(graph, aten.where.self, (none_above, minus_inf, values))
-                for user in list(values.users):
-                    if user is not selected and user is not at_lowest:
-                        user.replace_input_with(values, selected)
+                redirect_users(values, selected, at_lowest)
         changed = True
     return changed

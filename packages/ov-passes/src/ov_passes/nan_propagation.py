@@ -183,9 +183,7 @@ def _softmax_as_pytorch(node: torch.fx.Node) -> bool:
         nan = call_function(graph, aten.isnan.default, (node,))
         rows = _any_over(graph, nan, dims)
         selected = call_function(graph, aten.where.self, (rows, _nan(graph, node), node))
-    node.replace_all_uses_with(
-        selected, delete_user_cb=lambda user: user is not nan and user is not selected
-    )
+    redirect_users(node, selected, nan)
     return True
 
 

@@ -143,9 +143,14 @@ def replace_node(node: torch.fx.Node, replacement: torch.fx.Node) -> None:
     node.graph.erase_node(node)
 
 
-def redirect_users(node: torch.fx.Node, replacement: torch.fx.Node) -> None:
-    """Make every user of ``node`` but ``replacement`` (which reads it) read ``replacement``."""
-    node.replace_all_uses_with(replacement, delete_user_cb=lambda user: user is not replacement)
+def redirect_users(node: torch.fx.Node, replacement: torch.fx.Node, *kept: torch.fx.Node) -> None:
+    """Make every user of ``node`` read ``replacement``, but ``replacement`` and ``kept``.
+
+    Those read ``node`` itself: the nodes a rewrite built from it, which would
+    otherwise read their own result.
+    """
+    keep = {replacement, *kept}
+    node.replace_all_uses_with(replacement, delete_user_cb=lambda user: user not in keep)
 
 
 def run_passes(graph_module: torch.fx.GraphModule, passes: Sequence[GraphPass]) -> bool:

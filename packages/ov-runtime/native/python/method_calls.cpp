@@ -4,9 +4,9 @@
 // tensor type, shapes, dtypes, dense and in CPU memory; the same scalars) needs
 // no check the facade has not made already: only each tensor's data pointer is
 // written before ov_executorch_runner_execute runs, with the GIL released, and
-// each output is copied into a new tensor. Any other call is not taken, and
-// the facade checks, writes and runs it in Python, with its error messages,
-// then accepts its inputs here (ov_runtime.facade.running).
+// each output is copied into a new tensor. Any other call is not taken: the
+// facade checks and writes it in Python, with its error messages, accepts its
+// inputs here and runs it with execute_written (ov_runtime.facade.running).
 //
 // Tensors are read through their Python attributes (no libtorch), and output
 // tensors are made by the torch.empty_strided given at construction.
@@ -120,6 +120,12 @@ class MethodCalls {
         return nb::none();
       }
     }
+    return execute_written();
+  }
+
+  // (code, outputs) of the method on its inputs as written, by run() or by the
+  // facade; outputs None when code (an ExecuTorch Error code) is not 0.
+  nb::object execute_written() {
     size_t count = 0;
     int code;
     {
@@ -242,5 +248,6 @@ NB_MODULE(_method_calls, module) {
            nb::arg("dtypes"))
       .def("accept", &MethodCalls::accept, nb::arg("values"))
       .def("forget", &MethodCalls::forget)
-      .def("run", &MethodCalls::run, nb::arg("values").none());
+      .def("run", &MethodCalls::run, nb::arg("values").none())
+      .def("execute_written", &MethodCalls::execute_written);
 }

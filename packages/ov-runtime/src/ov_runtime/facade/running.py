@@ -27,9 +27,9 @@ from ov_runtime.facade.method_inputs import (
     planned_inputs,
 )
 from ov_runtime.facade.program_reader import Plan, read_plans
-from ov_runtime.facade.values import TORCH_DTYPES, InputWriter, OutputReader, laid_out
+from ov_runtime.facade.values import TORCH_DTYPES, laid_out, write_value
 from ov_runtime.native import load_backend, take_last_error
-from ov_runtime.native.runner import NativeMethod, NativeRunner, RepeatCalls, calls_in_flight
+from ov_runtime.native.runner import CompiledCalls, NativeMethod, NativeRunner, calls_in_flight
 from ov_spec import runtime_options
 
 
@@ -82,18 +82,16 @@ class LoadedMethod:
                 laid_out(value, order) if isinstance(value, torch.Tensor) else value
                 for value, order in zip(values, self._orders, strict=True)
             ]
-            return self.program.execute(self.name, held, values)
+            return self.program.execute(self.name, held, self._orders, values)
 
 
 @dataclass(frozen=True)
 class _Method:
-    """A loaded method's native side: its values, the options it loaded with, and their readers."""
+    """A loaded method's native side: its values, the options it loaded with, and its calls."""
 
     method: NativeMethod
     options: dict[str, str]
-    writer: InputWriter
-    reader: OutputReader
-    repeats: RepeatCalls
+    calls: CompiledCalls
 
 
 class LoadedProgram:
@@ -178,16 +176,14 @@ class LoadedProgram:
                 plan = self._plans[name]
                 method = self._runner.load_method(name, len(plan.inputs), plan.num_outputs, options)
                 orders = [spec.dim_order for spec in planned_inputs(plan)]
-                repeats = method.repeat_calls(
-                    [list(order) == list(range(len(order))) for order in orders],
+                calls = method.compiled_calls(
+                    [order == tuple(range(len(order))) for order in orders],
                     torch.Tensor,
                     torch.strided,
                     torch.empty_strided,
                     TORCH_DTYPES,
                 )
-                self._methods[name] = _Method(
-                    method, options, InputWriter(method.inputs, orders), OutputReader(), repeats
-                )
+                self._methods[name] = _Method(method, options, calls)
             elif backend_options is not None and self._methods[name].options != options:
                 raise ExecutionError(
                     f"method {name!r} is loaded already, with the backend options "
@@ -195,8 +191,14 @@ class LoadedProgram:
                 )
         return LoadedMethod(name, self)
 
-    def execute(self, name: str, inputs: Sequence[Any], given: Sequence[Any]) -> list[Any]:
-        """Run loaded method ``name`` on checked inputs, tensors laid out in its dim orders; copy its outputs.
+    def execute(
+        self,
+        name: str,
+        inputs: Sequence[Any],
+        orders: Sequence[Sequence[int]],
+        given: Sequence[Any],
+    ) -> list[Any]:
+        """Run loaded method ``name`` on checked inputs, tensors laid out in ``orders``; copy its outputs.
 
         ``given`` are the inputs as the caller gave them, before they were laid
         out: calls described as they are take the compiled path from now on
@@ -207,15 +209,16 @@ class LoadedProgram:
         """
         with self._lock:  # the method's native values serve every call
             loaded = self._methods[name]
-            loaded.repeats.forget()  # until the native values describe ``given``
-            loaded.writer.write(inputs)
-            loaded.repeats.accept(given)
-            return loaded.reader.read(loaded.method.execute())
+            loaded.calls.forget()  # until the native values describe ``given``
+            for native, value, order in zip(loaded.method.inputs, inputs, orders, strict=True):
+                write_value(native, value, order)
+            loaded.calls.accept(given)
+            return loaded.calls.execute_written()
 
     def execute_as_before(self, name: str, inputs: Any) -> list[Any] | None:
         """Run loaded method ``name`` on ``inputs`` described as the last call's were, else None.
 
-        The compiled path (:class:`ov_runtime.native.runner.RepeatCalls`) takes
+        The compiled calls (:class:`ov_runtime.native.runner.CompiledCalls`) take
         a list or tuple of inputs whose types, shapes, dtypes and layouts (and
         scalars' values) are those of the last call that ran through
         :meth:`execute`, which checked them; anything else is left to that.
@@ -224,7 +227,7 @@ class LoadedProgram:
             ExecutionError: ExecuTorch or a delegate failed.
         """
         with self._lock:
-            return self._methods[name].repeats.execute(inputs)
+            return self._methods[name].calls.execute(inputs)
 
     def write_etdump(self, path: str | Path) -> None:
         """Write the events recorded since the program loaded, or since the last write, as an ETDump.

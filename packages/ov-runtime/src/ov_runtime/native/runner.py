@@ -1,10 +1,11 @@
 """Programs run by the native library through ExecuTorch's Module API (``native/runner.h``).
 
-The calls go through ctypes, which releases the GIL while the native code
-runs, so Python threads run programs in parallel; ExecuTorch's own Python
-bindings hold it. Values cross as :class:`Value` structs: a tensor's sizes,
-dim order and data pointer (not copied), or a scalar. Imports neither PyTorch
-nor ExecuTorch's Python package.
+Programs load through ctypes, and a method runs in a small compiled
+extension (:class:`CompiledCalls`); both release the GIL while the native
+code runs, so Python threads run programs in parallel; ExecuTorch's own
+Python bindings hold it. Values cross as :class:`Value` structs: a tensor's
+sizes, dim order and data pointer (not copied), or a scalar. Imports neither
+PyTorch nor ExecuTorch's Python package.
 """
 
 from __future__ import annotations
@@ -100,16 +101,6 @@ def _runner_library() -> ctypes.CDLL:
         ctypes.POINTER(ctypes.c_char_p),
         ctypes.POINTER(ctypes.c_char_p),
         ctypes.c_size_t,
-    ]
-    library.ov_executorch_runner_execute.restype = ctypes.c_int
-    library.ov_executorch_runner_execute.argtypes = [
-        ctypes.c_void_p,
-        ctypes.c_char_p,
-        ctypes.POINTER(Value),
-        ctypes.c_size_t,
-        ctypes.POINTER(Value),
-        ctypes.c_size_t,
-        ctypes.POINTER(ctypes.c_size_t),
     ]
     return library
 
@@ -260,39 +251,29 @@ class NativeRunner:
 class NativeMethod:
     """A loaded method of a :class:`NativeRunner`, whose values serve every call.
 
-    A call fills :attr:`inputs` and runs :meth:`execute`; one native call runs
-    the method and describes all its outputs. Call it from one thread at a time.
+    A call fills :attr:`inputs` and runs the method through its
+    :meth:`compiled_calls`, which also describes and copies its outputs.
+    Call it from one thread at a time.
 
     Attributes:
-        inputs: The method's inputs, to fill before each :meth:`execute`.
+        inputs: The method's inputs, to fill before each call.
     """
 
     def __init__(self, runner: NativeRunner, name: str, num_inputs: int, num_outputs: int) -> None:
         self.name = name
         self.inputs = (Value * num_inputs)()
         self._outputs = (Value * num_outputs)()
-        self._count = ctypes.c_size_t()
         self._runner = runner  # the native method lives as long as its runner
-        self._execute = functools.partial(
-            runner._library.ov_executorch_runner_execute,
-            runner._handle,
-            name.encode(),
-            self.inputs,
-            num_inputs,
-            self._outputs,
-            num_outputs,
-            ctypes.byref(self._count),
-        )
 
-    def repeat_calls(
+    def compiled_calls(
         self,
         dense: Sequence[bool],
         tensor_type: type,
         strided: object,
         empty_strided: Callable[..., Any],
         dtypes: Mapping[int, object],
-    ) -> RepeatCalls:
-        """The compiled per-call path of this method (``native/python/method_calls.cpp``).
+    ) -> CompiledCalls:
+        """The compiled calls of this method (``native/python/method_calls.cpp``).
 
         Args:
             dense: Per input, whether a dense tensor is already in its dim order
@@ -329,34 +310,22 @@ class NativeMethod:
             empty_strided,
             dict(dtypes),
         )
-        return RepeatCalls(self, calls)
-
-    def execute(self) -> list[Value]:
-        """Run the method on :attr:`inputs`; its outputs' data stays valid until the next call.
-
-        Raises:
-            ExecutionError: ExecuTorch or a delegate failed; with the delegate's reason.
-        """
-        with calls_in_flight:
-            code = self._execute()
-        if code:
-            raise _failure(f"method {self.name!r}", code)
-        return self._outputs[: self._count.value]
+        return CompiledCalls(self, calls)
 
 
-class RepeatCalls:
-    """Calls of a :class:`NativeMethod` whose inputs are described as the last accepted ones.
+class CompiledCalls:
+    """Runs a :class:`NativeMethod` in compiled code, without the GIL, and copies its outputs out.
 
-    Such a call needs no check beyond that comparison: the compiled path writes
-    each tensor's data pointer, runs the method without the GIL and copies the
-    outputs out. Any other call is not taken (:meth:`execute` returns None):
+    A call whose inputs are described as the last accepted ones needs no check
+    beyond that comparison: :meth:`execute` writes each tensor's data pointer
+    and runs it. Any other call is not taken (:meth:`execute` returns None):
     the caller checks it, calls :meth:`forget`, writes its inputs, calls
-    :meth:`accept` with them and runs it.
+    :meth:`accept` with them and runs it with :meth:`execute_written`.
     Call it from one thread at a time, holding a place in :data:`calls_in_flight`.
     """
 
     def __init__(self, method: NativeMethod, calls: _method_calls.MethodCalls) -> None:
-        self._method = method  # the values the compiled path writes and reads
+        self._method = method  # the values the compiled code writes and reads
         self._calls = calls
 
     def accept(self, values: Sequence[Any]) -> None:
@@ -374,9 +343,17 @@ class RepeatCalls:
             ExecutionError: ExecuTorch or a delegate failed; with the delegate's reason.
         """
         taken = self._calls.run(values)
-        if taken is None:
-            return None
-        code, outputs = taken
-        if code:
+        return None if taken is None else self._outputs(*taken)
+
+    def execute_written(self) -> list[Any]:
+        """The outputs of the method on its inputs as written in :attr:`NativeMethod.inputs`.
+
+        Raises:
+            ExecutionError: ExecuTorch or a delegate failed; with the delegate's reason.
+        """
+        return self._outputs(*self._calls.execute_written())
+
+    def _outputs(self, code: int, outputs: list[Any] | None) -> list[Any]:
+        if code or outputs is None:
             raise _failure(f"method {self._method.name!r}", code)
         return outputs

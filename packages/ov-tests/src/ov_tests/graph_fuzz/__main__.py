@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         finite=options.finite,
         timeout=options.timeout,
     )
-    print(report.summary())
+    sys.stdout.write(report.summary() + "\n")
     return 1 if any(report.statuses[status] for status in FAILING) else 0
 
 
