@@ -21,6 +21,7 @@ from executorch.exir.backend.utils import tag_constant_data
 from torch.export import ExportedProgram
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
+from ov_partition.cache_attention import kept_whole
 from ov_partition.cpu_kernels import warn_of_cpu_kernels
 from ov_partition.mutable_buffers import tag_mutated_buffers
 from ov_partition.op_support import OpenvinoOperatorSupport, branches, overload
@@ -91,15 +92,21 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
     def ops_to_not_decompose(
         self, ep: ExportedProgram
     ) -> tuple[list[torch._ops.OpOverload], Callable[[torch.fx.Node], bool] | None]:
-        """Keep whole the ops the backend's preprocess rewrites itself (``ops_kept_whole``).
+        """Keep whole the ops the backend's preprocess rewrites itself, and attention over a KV cache.
 
-        The registered backend declares them: quantization-aware training's
+        The registered backend declares the first (``ops_kept_whole``; none
+        while no backend is imported): quantization-aware training's
         fake-quant ops, which ``to_edge_transform_and_lower`` would otherwise
         decompose into ``*_cachemask`` ops ExecuTorch's edge checker rejects.
         Preprocess turns each into a quantize/dequantize pair, which OpenVINO
-        converts to FakeQuantize. None while no backend is imported.
+        converts to FakeQuantize. The second are the cache writes and the
+        attention of an LLM's KV cache, which OpenVINO runs as its own
+        attention, where ``ep`` holds no other attention
+        (:mod:`ov_partition.cache_attention`).
         """
-        names = sorted(getattr(registered_backend(), "ops_kept_whole", ()))
+        names = sorted(
+            {*getattr(registered_backend(), "ops_kept_whole", ()), *kept_whole(ep.graph, self.skip_ops)}
+        )
         return [
             op for name in names if isinstance(op := overload(name), torch._ops.OpOverload)
         ], None

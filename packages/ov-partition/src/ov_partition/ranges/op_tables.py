@@ -68,6 +68,7 @@ INDEX_ARGUMENTS: dict[str, tuple[int, ...]] = {
     "aten._embedding_bag": (1, 2),
     "aten.index": (1,),
     "aten.index_put": (1,),
+    "aten.index_copy": (2,),
     "aten.gather": (2,),
     "aten.scatter": (2,),
     "aten.scatter_add": (2,),
