@@ -2,11 +2,16 @@
 
 import pytest
 import torch
+from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
+from executorch.exir.passes.init_mutable_pass import InitializedMutableBufferPass
+from executorch.runtime import Runtime
 from torchao.quantization import IntxWeightOnlyConfig, quantize_
 from torchao.quantization.granularity import PerAxis, PerGroup
 
+from ov_partition import OpenvinoPartitioner
 from ov_runtime import generate, inspect_program, load_program, lower, runtime_precisions
 from ov_runtime.cli import main
+from ov_runtime.facade.inspection import delegate_models
 from ov_tests.llm import (
     ARCHITECTURES,
     EXECUTORCH_VARIANTS,
@@ -93,6 +98,38 @@ def test_weight_only_quantized_decoder_generates_the_quantized_models_tokens(con
     layers = [d.get("FullyConnected", {}) for d in runtime_precisions(lowered)]
     # q, k, v, o, gate, up and down of two layers, and the output layer
     assert sum(layer.get(precision, 0) for layer in layers) == 15
+
+
+def attention_ops(path):
+    """The op types of the program's delegates that compute attention."""
+    kinds = {"ScaledDotProductAttention", "Softmax", "ScatterElementsUpdate", "ScatterNDUpdate"}
+    return sorted(
+        op.get_type_name()
+        for _, model in delegate_models(path)
+        for op in model.get_ordered_ops()
+        if op.get_type_name() in kinds
+    )
+
+
+def test_attention_over_the_cache_is_openvinos_own(decoder):
+    _, path = decoder
+    per_layer = ["ScaledDotProductAttention", "ScatterElementsUpdate", "ScatterElementsUpdate"]
+    assert attention_ops(path) == sorted(per_layer * 2)
+
+
+# ExecuTorch warns of the loss of a mutated buffer's value whether or not it happens.
+@pytest.mark.filterwarnings("ignore:Mutation on a buffer in the model is detected")
+def test_through_executorchs_api_the_decoder_computes_eagers_logits():
+    model = tiny_decoder("llama")
+    _, expected = eager_greedy(model, PROMPT, 4)
+    edge = to_edge_transform_and_lower(
+        export_decoder(model, max_cache_len=128), partitioner=[OpenvinoPartitioner()]
+    )
+    # Keep every mutated buffer's initial value (the zeroed cache, its counters).
+    config = ExecutorchBackendConfig(passes=[InitializedMutableBufferPass([""])])
+    method = Runtime.get().load_program(edge.to_executorch(config).buffer).load_method("forward")
+    tokens = [int(row.argmax()) for row in expected]
+    torch.testing.assert_close(fed_logits(method, tokens), expected, atol=1e-4, rtol=0)
 
 
 def test_a_decode_step_does_not_copy_the_kv_cache():
@@ -201,6 +238,12 @@ def test_executorch_llama_generates_prompts_one_after_another_on_one_load(execut
     for prompt in (LONG, PROMPT, LONG):
         expected, _ = executorch_llama_greedy(tiny_executorch_llama(variant), prompt, 8)
         assert generate(program, prompt, 8).tokens == expected
+
+
+def test_executorch_llamas_attention_over_the_cache_is_openvinos_own(executorch_llama):
+    _, path = executorch_llama
+    per_layer = ["ScaledDotProductAttention", "ScatterElementsUpdate", "ScatterElementsUpdate"]
+    assert attention_ops(path) == sorted(per_layer * 2)
 
 
 def test_executorch_llama_keeps_its_kv_cache_in_openvino(executorch_llama):

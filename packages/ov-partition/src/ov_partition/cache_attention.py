@@ -73,7 +73,7 @@ def _attends_over_cache(node: torch.fx.Node) -> bool:
     if _op(node) != "scaled_dot_product_attention.default":
         return False
     dropout = node.args[4] if len(node.args) > 4 else node.kwargs.get("dropout_p", 0.0)
-    return dropout == 0.0 and all(_cache_write(value) is not None for value in node.args[1:3])
+    return bool(dropout == 0.0) and all(_cache_write(v) is not None for v in node.args[1:3])
 
 
 def _attentions_reading(write: torch.fx.Node) -> list[torch.fx.Node]:

@@ -86,7 +86,9 @@ def frontend_converts(name: str) -> bool:
 # The frontend's FX op table converts nonzero (to NonZero and a Transpose) and
 # scaled_dot_product_attention (to ScaledDotProductAttention), which its
 # torchdynamo OperatorSupport list leaves out.
-_FRONTEND_UNLISTED = frozenset({"aten.nonzero.default", "aten.scaled_dot_product_attention.default"})
+_FRONTEND_UNLISTED = frozenset(
+    {"aten.nonzero.default", "aten.scaled_dot_product_attention.default"}
+)
 
 _DIM_ORDER_OPS = frozenset(target_name(op) for op in MemoryFormatOpsMap)
 """Edge dialect's dim-order ops, ExecuTorch's spelling of aten's memory-format copies

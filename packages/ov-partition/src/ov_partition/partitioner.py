@@ -105,7 +105,10 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         (:mod:`ov_partition.cache_attention`).
         """
         names = sorted(
-            {*getattr(registered_backend(), "ops_kept_whole", ()), *kept_whole(ep.graph, self.skip_ops)}
+            {
+                *getattr(registered_backend(), "ops_kept_whole", ()),
+                *kept_whole(ep.graph, self.skip_ops),
+            }
         )
         return [
             op for name in names if isinstance(op := overload(name), torch._ops.OpOverload)
