@@ -143,6 +143,37 @@ Error Delegate::bind_ports(const PayloadView& payload, bool imported) {
       char letter = !is_input && imported && signature[i] == kTensorArgument ? kCopiedArgument
                                                                             : signature[i];
       arguments[i].binding = choose_binding(letter, arguments[i].port, is_input);
+      if (is_input && letter == kPositionsArgument) positions_ = static_cast<int64_t>(i);
+    }
+  }
+  return Error::Ok;
+}
+
+Error Delegate::restart_at_position_zero(const EValue& positions) {
+  if (!has_run_ || !positions.isTensor()) return Error::Ok;  // bind_input checks the kind
+  const executorch::aten::Tensor& tensor = positions.toTensor();
+  if (tensor.numel() == 0) return Error::Ok;
+  int64_t first = 0;
+  switch (tensor.scalar_type()) {
+    case executorch::aten::ScalarType::Long: first = tensor.const_data_ptr<int64_t>()[0]; break;
+    case executorch::aten::ScalarType::Int: first = tensor.const_data_ptr<int32_t>()[0]; break;
+    default: return Error::Ok;  // bind_input refuses the dtype
+  }
+  if (first != 0) return Error::Ok;
+  ov_infer_request_t* fresh = nullptr;
+  ov_status_e status = api_.ov_compiled_model_create_infer_request(compiled_, &fresh);
+  if (status != OK) {
+    log_error("cannot create an infer request to start the KV cache again at position 0: %s",
+              api_.describe(status).c_str());
+    return Error::InvalidState;
+  }
+  api_.ov_infer_request_free(request_);
+  request_ = fresh;
+  has_run_ = false;
+  for (std::vector<Argument>* arguments : {&inputs_, &outputs_}) {
+    for (Argument& argument : *arguments) {
+      argument.bound_data = nullptr;  // the new request holds no tensor yet
+      argument.bound_dims.clear();
     }
   }
   return Error::Ok;
@@ -155,6 +186,10 @@ Error Delegate::execute(Span<EValue*> args, EventTracer* tracer) {
     log_error("the delegate takes %zu inputs and %zu outputs but was called with %zu arguments",
               num_inputs, num_outputs, args.size());
     return Error::InvalidArgument;
+  }
+  if (positions_ >= 0) {
+    Error error = restart_at_position_zero(*args[positions_]);
+    if (error != Error::Ok) return error;
   }
   for (size_t i = 0; i < num_inputs; ++i) {
     Error error = bind_input(api_, request_, i, inputs_[i], *args[i]);
@@ -170,6 +205,7 @@ Error Delegate::execute(Span<EValue*> args, EventTracer* tracer) {
     log_error("inference failed: %s", api_.describe(status).c_str());
     return Error::InvalidState;
   }
+  has_run_ = true;
   if (tracer) events_.log(api_, tracer, request_, start, et_pal_current_ticks());
   for (size_t i = 0; i < num_outputs; ++i) {
     Error error = read_output(api_, request_, i, outputs_[i], *args[num_inputs + i]);

@@ -56,6 +56,12 @@ class Delegate {
   // every tensor output of a model `imported` from the payload's blob is copied.
   executorch::runtime::Error bind_ports(const PayloadView& payload, bool imported);
 
+  // Gives the call a new infer request, whose state is the initial one, when
+  // its KV-cache positions start at 0 after earlier calls (payload.h's
+  // kPositionsArgument). OpenVINO's C API has no call that resets a request's
+  // state, and a new request is what a new load would have.
+  executorch::runtime::Error restart_at_position_zero(const executorch::runtime::EValue& positions);
+
   const OpenvinoApi& api_;
   executorch::runtime::FreeableBuffer processed_;
   executorch::runtime::FreeableBuffer named_weights_;  // empty when the payload holds them
@@ -66,6 +72,8 @@ class Delegate {
   uint64_t record_ = 0;  // its entry among the compiled delegates (compiled_records.h)
   std::vector<Argument> inputs_;
   std::vector<Argument> outputs_;
+  int64_t positions_ = -1;  // the input of KV-cache positions, if any
+  bool has_run_ = false;    // an inference ran on request_
 };
 
 }  // namespace ov_executorch

@@ -151,12 +151,13 @@ bool parse_signature(Section signature, PayloadView* view, std::string* error) {
   bool valid = slash != std::string::npos;
   for (size_t i = 0; valid && i < text.size(); ++i) {
     valid = i == slash || text[i] == kTensorArgument || text[i] == kScalarArgument ||
-            (i > slash && text[i] == kCopiedArgument);
+            (i > slash && text[i] == kCopiedArgument) ||
+            (i < slash && text[i] == kPositionsArgument);
   }
   if (!valid) {
     *error =
-        "payload signature is not letters T and S for the inputs, '/', and T, S and C for the "
-        "outputs";
+        "payload signature is not letters T, S and P for the inputs, '/', and T, S and C for "
+        "the outputs";
     return false;
   }
   view->inputs = text.substr(0, slash);

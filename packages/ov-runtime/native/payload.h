@@ -51,6 +51,11 @@ constexpr char kScalarArgument = 'S';
 // An output tensor the model passes through (a Parameter, a Constant, or the
 // same value as an earlier output): copied out after inference, never bound.
 constexpr char kCopiedArgument = 'C';
+// An input tensor of KV-cache positions (int32 or int64), bound as a tensor,
+// whose first element is where the call starts in a cache that OpenVINO grows
+// by concatenation (ov_convert.appended_caches): a call that starts at 0
+// after earlier calls first resets the delegate's state.
+constexpr char kPositionsArgument = 'P';
 
 // Parses `size` bytes at `data`. Returns false and sets *error on a short
 // buffer, a wrong magic, version or header size, a checksum that does not

@@ -97,7 +97,11 @@ def with_extra_properties(monkeypatch, extra):
     from ov_spec import OpenvinoOptions
 
     resolved = OpenvinoOptions.properties
-    monkeypatch.setattr(OpenvinoOptions, "properties", lambda self: {**resolved(self), **extra})
+    monkeypatch.setattr(
+        OpenvinoOptions,
+        "properties",
+        lambda self, **kwargs: {**resolved(self, **kwargs), **extra},
+    )
 
 
 def test_every_property_the_payload_carries_is_applied(monkeypatch):

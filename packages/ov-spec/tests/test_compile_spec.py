@@ -414,3 +414,17 @@ def test_typed_values_equal_their_text():
 def test_a_value_of_a_type_the_key_does_not_take_is_refused(key, value):
     with pytest.raises(CompileSpecError, match=rf"'{key}'"):
         OpenvinoOptions.from_mapping({key: value})
+
+
+@pytest.mark.parametrize(
+    ("entries", "expected", "unfused"),
+    [
+        ([], "f32", None),
+        ([("inference_precision", b"bf16")], "bf16", None),
+        ([("kv_cache_precision", b"u8")], "u8", "u8"),
+    ],
+)
+def test_a_fused_kv_cache_defaults_to_the_inference_precision(entries, expected, unfused):
+    options = parse(*entries)
+    assert options.properties(fused_kv_cache=True)["KV_CACHE_PRECISION"] == expected
+    assert options.properties().get("KV_CACHE_PRECISION") == unfused

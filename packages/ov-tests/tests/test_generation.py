@@ -1,5 +1,6 @@
 """Decoder-only LLMs exported with their KV cache generate on OpenVINO what eager generates."""
 
+import openvino as ov
 import pytest
 import torch
 from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
@@ -8,9 +9,11 @@ from executorch.runtime import Runtime
 from torchao.quantization import IntxWeightOnlyConfig, quantize_
 from torchao.quantization.granularity import PerAxis, PerGroup
 
-from ov_partition import OpenvinoPartitioner
+from ov_convert import POSITIONS_ARGUMENT
+from ov_partition import OpenvinoPartitioner, compile_specs
 from ov_runtime import generate, inspect_program, load_program, lower, runtime_precisions
 from ov_runtime.cli import main
+from ov_runtime.exceptions import ExecutionError
 from ov_runtime.facade.inspection import delegate_models
 from ov_tests.llm import (
     ARCHITECTURES,
@@ -113,8 +116,58 @@ def attention_ops(path):
 
 def test_attention_over_the_cache_is_openvinos_own(decoder):
     _, path = decoder
-    per_layer = ["ScaledDotProductAttention", "ScatterElementsUpdate", "ScatterElementsUpdate"]
-    assert attention_ops(path) == sorted(per_layer * 2)
+    ((payload, model),) = delegate_models(path)
+    # The cache grows by concatenation (no write into a static buffer), its
+    # positions are marked for the runtime, and it stays at float32.
+    assert attention_ops(path) == ["ScaledDotProductAttention"] * 2
+    assert payload.inputs[1] == POSITIONS_ARGUMENT
+    assert payload.properties["KV_CACHE_PRECISION"] == "f32"
+    states = [s for d in inspect_program(path).delegates for s in d.states]
+    assert all(s.endswith("f32[1,2,?,16]") for s in states) and len(states) == 4
+    # OpenVINO's CPU plugin fuses each layer's attention with its cache: one
+    # node whose extra outputs are the keys and values it keeps.
+    compiled = ov.Core().compile_model(model, "CPU", dict(payload.properties))
+    fused = [
+        op
+        for op in compiled.get_runtime_model().get_ops()
+        if op.get_rt_info()["layerType"].astype(str) == "ScaledDotProductAttention"
+    ]
+    assert [op.get_output_size() for op in fused] == [3, 3]
+
+
+@pytest.mark.parametrize(
+    ("first", "count"),
+    [(3, 1), (len(PROMPT) + 1, 1), (126, 4)],
+    ids=["rewinds", "skips_a_position", "runs_past_the_cache"],
+)
+def test_positions_other_than_the_next_ones_are_refused(decoder, first, count):
+    _, path = decoder
+    method = load_program(path).load_method("forward")
+    method.execute([torch.tensor([PROMPT]), torch.arange(len(PROMPT))])
+    if first + count > 128:  # fill the cache up to where the call starts
+        for position in range(len(PROMPT), first):
+            method.execute([torch.tensor([[5]]), torch.tensor([position])])
+    with pytest.raises(ExecutionError, match="kv_cache_positions_must_follow"):
+        method.execute([torch.tensor([[5] * count]), torch.arange(first, first + count)])
+    # Starting again at 0 is a new sequence on the same load.
+    (logits,) = method.execute([torch.tensor([PROMPT]), torch.arange(len(PROMPT))])
+    expected, _ = eager_greedy(decoder[0], PROMPT, 1)
+    assert int(logits[0, -1].argmax()) == expected[0]
+
+
+@pytest.mark.parametrize(("precision", "tolerance"), [("f16", 1e-2), ("u8", 0.5)])
+def test_kv_cache_precision_applies_to_the_fused_cache(precision, tolerance):
+    model = tiny_decoder("llama")
+    tokens, expected = eager_greedy(model, PROMPT, 8)
+    program = lower(
+        export_decoder(model, max_cache_len=128),
+        compile_specs=compile_specs(kv_cache_precision=precision),
+    )
+    ((payload, _),) = delegate_models(program.buffer)
+    assert payload.properties["KV_CACHE_PRECISION"] == precision
+    logits = fed_logits(load_program(program.buffer).load_method("forward"), tokens)
+    error = float((logits - expected).abs().max())
+    assert 1e-6 < error < tolerance  # compressed, so not float32's result, but close
 
 
 # ExecuTorch warns of the loss of a mutated buffer's value whether or not it happens.
@@ -129,7 +182,9 @@ def test_through_executorchs_api_the_decoder_computes_eagers_logits():
     config = ExecutorchBackendConfig(passes=[InitializedMutableBufferPass([""])])
     method = Runtime.get().load_program(edge.to_executorch(config).buffer).load_method("forward")
     tokens = [int(row.argmax()) for row in expected]
-    torch.testing.assert_close(fed_logits(method, tokens), expected, atol=1e-4, rtol=0)
+    # Twice on one load: the second sequence starts the cache again at position 0.
+    for _ in range(2):
+        torch.testing.assert_close(fed_logits(method, tokens), expected, atol=1e-4, rtol=0)
 
 
 def test_a_decode_step_does_not_copy_the_kv_cache():

@@ -11,6 +11,7 @@ from ov_convert.convert import (
 from ov_convert.exceptions import ConversionError, PayloadError
 from ov_convert.payload import (
     MAGIC,
+    POSITIONS_ARGUMENT,
     SCALAR_ARGUMENT,
     TENSOR_ARGUMENT,
     VERSION,
@@ -22,6 +23,7 @@ from ov_convert.preprocess import OvExecutorchBackend
 
 __all__ = [
     "MAGIC",
+    "POSITIONS_ARGUMENT",
     "SCALAR_ARGUMENT",
     "TENSOR_ARGUMENT",
     "VERSION",

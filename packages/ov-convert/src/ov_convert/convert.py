@@ -15,9 +15,15 @@ from openvino.preprocess import PrePostProcessor
 from torch.export import ExportedProgram
 from torch.export.graph_signature import OutputKind
 
+from ov_convert.appended_caches import POSITIONS_INPUT
 from ov_convert.exceptions import ConversionError
 from ov_convert.extensions import conversion_extensions, prepare_for_extensions
-from ov_convert.payload import COPIED_ARGUMENT, SCALAR_ARGUMENT, TENSOR_ARGUMENT
+from ov_convert.payload import (
+    COPIED_ARGUMENT,
+    POSITIONS_ARGUMENT,
+    SCALAR_ARGUMENT,
+    TENSOR_ARGUMENT,
+)
 from ov_spec import DELEGATE_DTYPES
 
 _ELEMENT_TYPES: dict[torch.dtype, ov.Type] = {
@@ -298,6 +304,18 @@ def signature(values: Sequence[object]) -> str:
     return "".join(
         TENSOR_ARGUMENT if isinstance(value, torch.Tensor) else SCALAR_ARGUMENT for value in values
     )
+
+
+def input_signature(model: ov.Model, inputs: Sequence[object]) -> str:
+    """The inputs' letters, with ``P`` for the parameter of KV-cache positions.
+
+    That parameter carries the runtime info :data:`ov_convert.appended_caches.POSITIONS_INPUT`.
+    """
+    letters = list(signature(inputs))
+    for index, parameter in enumerate(model.get_parameters()):
+        if POSITIONS_INPUT in parameter.get_rt_info():
+            letters[index] = POSITIONS_ARGUMENT
+    return "".join(letters)
 
 
 def output_signature(model: ov.Model, outputs: Sequence[object]) -> str:

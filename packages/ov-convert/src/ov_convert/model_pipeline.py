@@ -5,7 +5,10 @@ rewrite the OpenVINO model after it, before it is serialized:
 
 1. :func:`~ov_convert.states.make_stateful`: the buffers the partition mutates
    become ``ReadValue``/``Assign`` state. First, since the next steps leave
-   stateful operations alone.
+   stateful operations alone. Then
+   :func:`~ov_convert.appended_caches.append_caches`: a static KV cache becomes
+   state that grows, in the form OpenVINO's CPU plugin fuses into its own
+   cache-aware attention.
 2. :func:`~ov_convert.constant_readers.fold_constant_readers`: computations on
    constants alone that read a compressed weight become constants (OpenVINO's
    CPU plugin fails to compile some of them).
@@ -21,6 +24,7 @@ from collections.abc import Sequence
 
 import openvino as ov
 
+from ov_convert.appended_caches import append_caches
 from ov_convert.compressed_weights import four_bit_weights
 from ov_convert.constant_readers import fold_constant_readers
 from ov_convert.states import State, make_stateful
@@ -42,12 +46,14 @@ def finish_model(
         num_outputs: The partition's user outputs.
     """
     model = make_stateful(model, list(states), num_inputs, num_outputs)
+    model, caches = append_caches(model)
     folded = fold_constant_readers(model)
     narrowed = four_bit_weights(model)
     logger.debug(
-        "finished a converted model: %d states, %d constant computations on compressed "
-        "weights folded, %d weights stored in 4 bits",
+        "finished a converted model: %d states (%d of them KV caches that grow), %d constant "
+        "computations on compressed weights folded, %d weights stored in 4 bits",
         len(states),
+        caches,
         folded,
         narrowed,
     )

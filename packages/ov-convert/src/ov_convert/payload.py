@@ -44,7 +44,12 @@ ends (readers accept this layout and no other):
   ``T`` for a tensor, ``S`` for a scalar (an int, float or bool ``EValue``),
   and, for outputs only, ``C`` for a tensor the model does not compute (a
   Parameter, a Constant, or the same value as an earlier output), which the
-  runtime copies out after inference instead of binding ExecuTorch's buffer.
+  runtime copies out after inference instead of binding ExecuTorch's buffer;
+  for inputs only, ``P`` for a tensor of KV-cache positions (int32 or int64),
+  bound as ``T``, whose first element is where the call starts: a call that
+  starts at 0 after earlier calls first resets the delegate's state
+  (``ov_convert.appended_caches``). Readers before ``P`` refuse it, which is
+  right: they would not reset.
   The runtime picks each argument's binding from it when the delegate loads.
 * xml, then zero padding to the next 64-byte boundary, then the weights: the
   IR's ``.bin`` itself or, with ``NAMED_WEIGHTS``, the named data key of the
@@ -112,9 +117,11 @@ COPY_CHUNK = 16 << 20
 TENSOR_ARGUMENT = "T"
 SCALAR_ARGUMENT = "S"
 COPIED_ARGUMENT = "C"
+POSITIONS_ARGUMENT = "P"
 """The letters of the payload's signature: a delegate argument bound as a tensor, passed as a
-scalar, or (outputs only) a tensor copied after inference; ``kTensorArgument``,
-``kScalarArgument`` and ``kCopiedArgument`` of the native reader."""
+scalar, (outputs only) a tensor copied after inference, or (inputs only) a tensor of KV-cache
+positions (:mod:`ov_convert.appended_caches`); ``kTensorArgument``, ``kScalarArgument``,
+``kCopiedArgument`` and ``kPositionsArgument`` of the native reader."""
 
 
 NAMED_WEIGHTS_FIELDS = struct.Struct("<QQ")
@@ -210,7 +217,8 @@ class Payload:
         device: The OpenVINO device string to compile for (``CPU``).
         properties: OpenVINO properties to compile with
             (``{"INFERENCE_PRECISION_HINT": "f32"}``).
-        inputs: One letter per delegate input, ``T`` (tensor) or ``S`` (scalar).
+        inputs: One letter per delegate input, ``T`` (tensor), ``S`` (scalar) or
+            ``P`` (a tensor of KV-cache positions).
         outputs: One letter per delegate output, ``T``, ``S``, or ``C`` (a
             tensor passed through from an input, a constant or another output).
         wide_int8_weights: The ``WIDE_INT8_WEIGHTS`` flag.
@@ -235,14 +243,14 @@ class Payload:
         for text in (self.device, *self.properties, *self.properties.values()):
             if "\0" in text:
                 raise PayloadError(f"payload option {text!r} holds a NUL character")
-        if set(self.inputs) - {TENSOR_ARGUMENT, SCALAR_ARGUMENT} or set(self.outputs) - {
-            TENSOR_ARGUMENT,
-            SCALAR_ARGUMENT,
-            COPIED_ARGUMENT,
+        inputs, outputs = {TENSOR_ARGUMENT, SCALAR_ARGUMENT}, {TENSOR_ARGUMENT, SCALAR_ARGUMENT}
+        if set(self.inputs) - inputs - {POSITIONS_ARGUMENT} or set(self.outputs) - outputs - {
+            COPIED_ARGUMENT
         }:
             raise PayloadError(
                 f"payload signature {self.inputs}/{self.outputs} has letters other than "
-                f"{TENSOR_ARGUMENT} and {SCALAR_ARGUMENT}, and {COPIED_ARGUMENT} for outputs"
+                f"{TENSOR_ARGUMENT} and {SCALAR_ARGUMENT}, {POSITIONS_ARGUMENT} for inputs and "
+                f"{COPIED_ARGUMENT} for outputs"
             )
 
     def to_bytes(self, weights_file: Path | None = None) -> bytes:

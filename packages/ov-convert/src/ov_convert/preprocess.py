@@ -21,17 +21,17 @@ from torch.export import ExportedProgram
 from ov_convert.compiled_blob import compile_blob
 from ov_convert.convert import (
     convert_module,
+    input_signature,
     output_signature,
     output_values,
     serialize,
-    signature,
     user_input_values,
 )
 from ov_convert.extensions import EXTENSION_OPS
 from ov_convert.int8_saturation import int8_products_may_saturate
 from ov_convert.model_pipeline import finish_model
 from ov_convert.named_weights import ALIGNMENT, external_tag, pool_weights
-from ov_convert.payload import Payload
+from ov_convert.payload import POSITIONS_ARGUMENT, Payload
 from ov_convert.states import State, lift_states
 from ov_passes import DEFAULT_PASSES, REWRITES, run_passes
 from ov_spec import BACKEND_ID, OpenvinoOptions
@@ -245,7 +245,8 @@ class _Lowered:
 def _lower(program: ExportedProgram, options: OpenvinoOptions, folder: Path) -> _Lowered:
     """Convert one partition and save its IR in ``folder`` (made here)."""
     model, inputs, outputs = _convert(program)
-    properties = options.properties()
+    inputs_signature = input_signature(model, inputs)
+    properties = options.properties(fused_kv_cache=POSITIONS_ARGUMENT in inputs_signature)
     blob = compile_blob(model, options.device, properties) if options.compiled_blob else None
     folder.mkdir()
     xml, weights_path = serialize(model, folder)
@@ -254,7 +255,7 @@ def _lower(program: ExportedProgram, options: OpenvinoOptions, folder: Path) -> 
         weights=b"",
         device=options.device,
         properties=properties,
-        inputs=signature(inputs),
+        inputs=inputs_signature,
         outputs=output_signature(model, outputs),
         wide_int8_weights=int8_products_may_saturate(model),
         compiled_blob=blob,

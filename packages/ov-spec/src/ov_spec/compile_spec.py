@@ -237,10 +237,13 @@ class OpenvinoOptions:
     )
     kv_cache_precision: KvCachePrecision | None = _key(
         values="`f32`, `f16`, `bf16`, `u8`, `u4`",
-        default="OpenVINO's own",
+        default="the inference precision for a cache OpenVINO keeps itself (OpenVINO's own "
+        "default, u8 or f16 on the CPU, would move the logits)",
         about="OpenVINO's `KV_CACHE_PRECISION`: the element type the CPU plugin keeps the "
         "key/value cache of an attention block in (2026.4 refuses `i8`). It applies to the "
-        "caches OpenVINO recognizes itself (its `ScaledDotProductAttention` over a state).",
+        "caches OpenVINO recognizes itself (its `ScaledDotProductAttention` over a state that "
+        "grows), which an LLM's static cache becomes where its positions are a tensor input "
+        "(transformers' export; see the LLM guide).",
         read=_KV_CACHE_PRECISION,
         openvino="KV_CACHE_PRECISION",
     )
@@ -315,7 +318,7 @@ class OpenvinoOptions:
             return self.inference_precision
         return CPU_DEFAULT_PRECISION if runs_on_cpu_only(self.device) else None
 
-    def properties(self) -> dict[str, str]:
+    def properties(self, fused_kv_cache: bool = False) -> dict[str, str]:
         """The OpenVINO properties the delegate is compiled with on :attr:`device`.
 
         Keys and values are those of OpenVINO's ``compile_model``
@@ -324,10 +327,19 @@ class OpenvinoOptions:
         passes every one of them to ``ov_core_compile_model``. A switch is
         ``YES`` or ``NO``, and ``cache_dir=none`` is OpenVINO's own "no cache",
         an empty ``CACHE_DIR``.
+
+        Args:
+            fused_kv_cache: The model holds a KV cache OpenVINO's attention
+                keeps itself. Its precision then defaults to the inference
+                precision: OpenVINO's own default (u8 or f16 on the CPU)
+                would move the logits.
         """
         properties: dict[str, str] = {}
         for option in fields(self):
-            name, value = option.metadata["openvino"], self._resolved(option.name)
+            key = option.name
+            name, value = option.metadata["openvino"], self._resolved(key)
+            if key == KV_CACHE_PRECISION and value is None and fused_kv_cache:
+                value = self.effective_precision
             if name is not None and value is not None:
                 properties[name] = _property_text(value)
         return properties
