@@ -234,33 +234,38 @@ def append_caches(model: ov.Model) -> tuple[ov.Model, int]:
         their positions come from one parameter, which gets the
         :data:`POSITIONS_INPUT` runtime info.
     """
-    reads = [op for op in model.get_ordered_ops() if op.get_type_name() == "ReadValue"]
-    results = {result.get_name() for result in model.get_results()}
-    caches = [_recognize(read, results) for read in reads]
-    if not reads or any(cache is None for cache in caches):
+    if not any(op.get_type_name() == "ReadValue" for op in model.get_ops()):
         return model, 0
-    found = [cache for cache in caches if cache is not None]
-    attentions = {c.attention.get_name() for c in found}
-    ports = {(c.attention.get_name(), c.port) for c in found}
-    if len(ports) != 2 * len(attentions) or len(ports) != len(found):
-        return model, 0
-    # Friendly names: a clone's nodes have other unique names.
-    sources = {
-        p.get_friendly_name()
-        for c in found
-        for p in _position_parameters(model, c.write.input_value(1))
-    }
-    if len(sources) != 1:
-        return model, 0
-    rewritten, count = _rewrite(model.clone(), sources.pop())
+    # Recognized and rewritten on a copy, so that a pattern that fails half
+    # way leaves ``model`` as it was.
+    rewritten, count = _rewrite(model.clone())
     return (rewritten, count) if count else (model, 0)
 
 
-def _rewrite(model: ov.Model, positions_name: str) -> tuple[ov.Model, int]:
-    """Rewrite the caches of ``model`` in place; the rebuilt model and their count, or 0 if one cannot be."""
+def _recognized(model: ov.Model) -> tuple[list[_Cache], ov.Node] | None:
+    """Every state of ``model`` as a cache, and the parameter of their positions; None unless all are."""
     reads = [op for op in model.get_ordered_ops() if op.get_type_name() == "ReadValue"]
     results = {result.get_name() for result in model.get_results()}
-    caches = [c for c in (_recognize(read, results) for read in reads) if c is not None]
+    caches = [_recognize(read, results) for read in reads]
+    found = [cache for cache in caches if cache is not None]
+    if len(found) != len(caches):
+        return None
+    attentions = {c.attention.get_name() for c in found}
+    ports = {(c.attention.get_name(), c.port) for c in found}
+    if len(ports) != 2 * len(attentions) or len(ports) != len(found):
+        return None
+    sources = {
+        p.get_name(): p for c in found for p in _position_parameters(model, c.write.input_value(1))
+    }
+    return (found, *sources.values()) if len(sources) == 1 else None
+
+
+def _rewrite(model: ov.Model) -> tuple[ov.Model, int]:
+    """Rewrite the caches of ``model`` in place; the rebuilt model and their count, or 0 if one cannot be."""
+    recognized = _recognized(model)
+    if recognized is None:
+        return model, 0
+    caches, positions = recognized
     rewritten = {c.assign.get_name() for c in caches}
     sinks = [sink for sink in model.get_sinks() if sink.get_name() not in rewritten]
     masked: set[str] = set()
@@ -291,9 +296,7 @@ def _rewrite(model: ov.Model, positions_name: str) -> tuple[ov.Model, int]:
                     opset13.constant([-1]),
                 ).output(0)
             )
-    for parameter in model.get_parameters():
-        if parameter.get_friendly_name() == positions_name:
-            parameter.get_rt_info()[POSITIONS_INPUT] = True
+    positions.get_rt_info()[POSITIONS_INPUT] = True
     rebuilt = ov.Model(
         model.get_results(), sinks, model.get_parameters(), model.get_friendly_name()
     )
