@@ -25,44 +25,31 @@ from collections.abc import Collection
 
 import torch
 
-ATTENTION = "aten.scaled_dot_product_attention.default"
-CACHE_WRITE = "aten.index_copy.default"
-KEPT_WHOLE = frozenset({ATTENTION, CACHE_WRITE})
+KEPT_WHOLE = frozenset({"aten.scaled_dot_product_attention.default", "aten.index_copy.default"})
 """The ops :func:`kept_whole` keeps whole."""
 
+_ATTENTION = torch.ops.aten.scaled_dot_product_attention.default
+_CACHE_WRITE = torch.ops.aten.index_copy.default
 _EXPANSIONS = frozenset(
     {
-        "unsqueeze.default",
-        "expand.default",
-        "clone.default",
-        "_unsafe_view.default",
-        "view.default",
-        "reshape.default",
-        "repeat_interleave.self_int",
-        "alias.default",
+        torch.ops.aten.unsqueeze.default,
+        torch.ops.aten.expand.default,
+        torch.ops.aten.clone.default,
+        torch.ops.aten._unsafe_view.default,
+        torch.ops.aten.view.default,
+        torch.ops.aten.reshape.default,
+        torch.ops.aten.repeat_interleave.self_int,
+        torch.ops.aten.alias.default,
     }
 )
 """Ops between a cache write and the attention that read the cache and nothing else (args[0])."""
 
 
-def _op(node: torch.fx.Node) -> str | None:
-    """``node``'s op as ``name.overload`` without its namespace, or None.
-
-    ExecuTorch renames each op it keeps whole into a namespace of its own while
-    it asks the filter about the nodes one by one, so the earlier nodes of a
-    pattern have already moved there when a later one is asked about.
-    """
-    schema = getattr(node.target, "_schema", None)
-    if node.op != "call_function" or schema is None:
-        return None
-    return f"{schema.name.split('::')[-1]}.{schema.overload_name or 'default'}"
-
-
 def _cache_write(value: object) -> torch.fx.Node | None:
     """The ``index_copy`` of a buffer that ``value`` expands, or None."""
-    while isinstance(value, torch.fx.Node) and _op(value) in _EXPANSIONS:
+    while isinstance(value, torch.fx.Node) and value.target in _EXPANSIONS:
         value = value.args[0]
-    if not (isinstance(value, torch.fx.Node) and _op(value) == "index_copy.default"):
+    if not (isinstance(value, torch.fx.Node) and value.target is _CACHE_WRITE):
         return None
     cache = value.args[0]
     return value if isinstance(cache, torch.fx.Node) and cache.op == "placeholder" else None
@@ -70,7 +57,7 @@ def _cache_write(value: object) -> torch.fx.Node | None:
 
 def _attends_over_cache(node: torch.fx.Node) -> bool:
     """Whether ``node`` is an attention without dropout whose keys and values are cache writes."""
-    if _op(node) != "scaled_dot_product_attention.default":
+    if node.target is not _ATTENTION:
         return False
     dropout = node.args[4] if len(node.args) > 4 else node.kwargs.get("dropout_p", 0.0)
     return bool(dropout == 0.0) and all(_cache_write(v) is not None for v in node.args[1:3])
@@ -81,7 +68,7 @@ def _attentions_reading(write: torch.fx.Node) -> list[torch.fx.Node]:
     found, pending = [], list(write.users)
     while pending:
         user = pending.pop()
-        if _op(user) in _EXPANSIONS:
+        if user.target in _EXPANSIONS:
             pending.extend(user.users)
         elif _attends_over_cache(user):
             found.append(user)
@@ -104,8 +91,8 @@ def kept_whole(graph: torch.fx.Graph, skip_ops: Collection[str] = ()) -> frozens
     """
     if KEPT_WHOLE & set(skip_ops):
         return frozenset()
-    attentions = [n for n in graph.nodes if _op(n) == "scaled_dot_product_attention.default"]
-    writes = [n for n in graph.nodes if _op(n) == "index_copy.default"]
+    attentions = [n for n in graph.nodes if n.target is _ATTENTION]
+    writes = [n for n in graph.nodes if n.target is _CACHE_WRITE]
     whole = (
         bool(attentions)
         and all(_attends_over_cache(node) for node in attentions)
