@@ -1,25 +1,39 @@
-"""A decoder-only LLM on this backend against OpenVINO itself and ExecuTorch's XNNPACK backend.
+"""A decoder-only LLM on this backend against OpenVINO itself, openvino.genai and XNNPACK.
 
 The model has SmolLM2-360M's configuration (32 layers, width 960, 15 heads
-with 5 key-value heads, vocabulary 49152) with seeded weights, in float32,
-exported once through transformers' ExecuTorch integration with a static
-cache. Measured side by side in one run:
+with 5 key-value heads, vocabulary 49152, the embedding tied to the output
+layer) with seeded weights, exported once per configuration through
+transformers' ExecuTorch integration with a static cache. Configurations
+(``--configs``), weights and inference precision:
 
-- prefill of a 128-token prompt and the median time of a one-token decode
-  step, for this backend's ``.pte``, for OpenVINO running the very IR this
-  backend hands it (compiled with the same properties, the cache kept in
-  the infer request's state, no ExecuTorch in between), and for XNNPACK's
-  ``.pte`` of the same export;
-- the bytes a decode step moves between ExecuTorch and the delegates
-  (:func:`ov_tests.llm.decode_step_bytes`), at two cache lengths;
-- the peak RSS of lowering the exported program and serializing the
-  ``.pte``, above the RSS when lowering starts (the model and its exported
-  program held), against the weights' size; and, for the whole picture, the
-  peak RSS of the process that builds, exports and lowers the model, above
-  what its libraries take;
-- the RSS while this backend generates, after 16 tokens and at the end;
-- the prefill of a second prompt on the program already loaded (no reload), against
-  the first prompt's.
+- ``float32/f32``;
+- ``int8/f32`` and ``int8/bf16``: torchao's ``IntxWeightOnlyConfig`` int8 per
+  output channel for every linear layer and the embedding (per row), as
+  NNCF's int8 weight compression does;
+- ``int4/bf16``: int4 in groups of ``--group`` (64) for the linear layers,
+  the embedding and the tied output layer int8 per row, as NNCF's int4 mode
+  keeps them by default.
+
+Measured side by side in one run, each variant in a process of its own:
+
+- the prefill of a 128-token prompt (for genai its time to the first token)
+  and the median time of a one-token decode step, with tokens per second,
+  for this backend's ``.pte``, for OpenVINO running the very IR this backend
+  hands it (compiled with the same properties, the cache kept in the infer
+  request's state, no ExecuTorch in between), for openvino.genai's
+  ``LLMPipeline`` with its SDPA attention backend on that IR made its
+  interface (:mod:`ov_tests.benchmarks.genai`; when the workspace's ``genai``
+  group is installed), and for XNNPACK's ``.pte`` of the same export;
+- each variant's peak RSS above its process's once its libraries are imported;
+- the ``.pte``'s size;
+- for the first configuration: the bytes a decode step moves between
+  ExecuTorch and the delegates (:func:`ov_tests.llm.decode_step_bytes`), at
+  two cache lengths; the peak RSS of lowering the exported program and
+  serializing the ``.pte``, above the RSS when lowering starts, against the
+  weights' size, and of the whole process that builds, exports and lowers
+  the model, above what its libraries take; the RSS while this backend
+  generates, after 16 tokens and at the end; the prefill of a second prompt
+  on the program already loaded (no reload), against the first prompt's.
 
 OpenVINO's ``convert_model`` of the exported program is no comparison: it
 takes the cache buffers for constants and drops their updates.
@@ -31,17 +45,21 @@ import argparse
 import multiprocessing
 import resource
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import openvino as ov
 import torch
+from executorch.exir.backend.compile_spec_schema import CompileSpec
 
 from ov_runtime import generate, load_program, lower
 from ov_runtime.facade.inspection import delegate_models
 from ov_tests.benchmarks._timing import report
+from ov_tests.benchmarks.genai import genai_available, genai_model, genai_run
 from ov_tests.llm import decode_step_bytes, export_decoder
 
 PROMPT = 128
@@ -56,15 +74,40 @@ SMOLLM2_360M: dict[str, Any] = {
     "rope_theta": 100000.0,
     "tie_word_embeddings": True,
 }
+CONFIGURATIONS = ("float32/f32", "int8/f32", "int8/bf16", "int4/bf16")
+"""Weights and inference precision, as ``--configs`` names them."""
+
+Call = Callable[[torch.Tensor, torch.Tensor], object]
 
 
-def _model(layers: int) -> Any:
+def _model(layers: int, weights: str = "float32", group: int = 64) -> Any:
+    """The seeded model, its weights quantized as :data:`CONFIGURATIONS` describes."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     config = LlamaConfig(**{**SMOLLM2_360M, "num_hidden_layers": layers})
     torch.manual_seed(0)
-    model: Any = LlamaForCausalLM(config)
-    return model.eval()
+    model: Any = LlamaForCausalLM(config).eval()
+    if weights != "float32":
+        from torchao.quantization import IntxWeightOnlyConfig, quantize_
+        from torchao.quantization.granularity import PerAxis, PerGroup
+
+        per_row = IntxWeightOnlyConfig(weight_dtype=torch.int8, granularity=PerAxis(0))
+        grouped = IntxWeightOnlyConfig(weight_dtype=torch.int4, granularity=PerGroup(group))  # type: ignore[attr-defined]
+        inner = grouped if weights == "int4" else per_row
+        quantize_(model, inner, filter_fn=lambda module, name: _is_linear(module, name, inner=True))
+        # The tied embedding and output layer alike, per row: the same int8 values
+        # and scales, stored once (the .pte keeps each distinct constant once).
+        quantize_(
+            model, per_row, filter_fn=lambda module, name: _is_linear(module, name, inner=False)
+        )
+    return model
+
+
+def _is_linear(module: torch.nn.Module, name: str, inner: bool) -> bool:
+    """A linear layer inside the decoder (``inner``), or else the embedding or the output layer."""
+    if inner:
+        return isinstance(module, torch.nn.Linear) and name != "lm_head"
+    return isinstance(module, torch.nn.Embedding) or name == "lm_head"
 
 
 def _weights_bytes(model: torch.nn.Module) -> int:
@@ -89,37 +132,37 @@ def _reset_peak_rss() -> None:
         clear_refs.write("5")
 
 
-def _lower_in_child(layers: int, cache: int, queue: Any) -> None:
+def _specs(precision: str) -> list[CompileSpec]:
+    return [CompileSpec("inference_precision", precision.encode())]
+
+
+def _lower_in_child(
+    layers: int, cache: int, configuration: tuple[str, str, int], path: Path, queue: Any
+) -> None:
     imported = _rss_bytes()  # torch, ExecuTorch and OpenVINO loaded, no model yet
-    model = _model(layers)
+    weights, precision, group = configuration
+    model = _model(layers, weights, group)
     exported = export_decoder(model, max_cache_len=cache, max_prompt=PROMPT)
     whole = _peak_rss_bytes()
     _reset_peak_rss()
     start = _rss_bytes()
-    pte = lower(exported).buffer
+    path.write_bytes(lower(exported, compile_specs=_specs(precision)).buffer)
     lowering = _peak_rss_bytes() - start
-    queue.put((pte, lowering, max(whole, _peak_rss_bytes()) - imported, _weights_bytes(model)))
+    queue.put((lowering, max(whole, _peak_rss_bytes()) - imported, _weights_bytes(model)))
 
 
-def _lowering_peak(layers: int, cache: int) -> tuple[bytes, int, int, int]:
-    """Build, export and lower in a fresh process.
-
-    Returns:
-        The ``.pte``; the peak RSS of lowering and serializing it (``lower``,
-        then ``.buffer``) above the RSS when lowering started, with the model
-        and its exported program held; the process's peak RSS above what it
-        held once its libraries were imported; and the weights' bytes.
-    """
+def _in_child(target: Callable[..., None], *args: Any) -> Any:
+    """Run ``target(*args, queue)`` in a fresh process; return what it put on the queue."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    child = context.Process(target=_lower_in_child, args=(layers, cache, queue))
+    child = context.Process(target=target, args=(*args, queue))
     child.start()
-    result: tuple[bytes, int, int, int] = queue.get()
+    result = queue.get()
     child.join()
     return result
 
 
-def _steps(call: Callable[[torch.Tensor, torch.Tensor], object], tokens: int) -> list[float]:
+def _steps(call: Call, tokens: int) -> list[float]:
     """Prefill ``PROMPT`` tokens, then ``tokens`` one-token steps; the prefill time, then each step's."""
     prompt = torch.arange(1, PROMPT + 1).reshape(1, PROMPT)
     start = time.perf_counter()
@@ -132,17 +175,18 @@ def _steps(call: Callable[[torch.Tensor, torch.Tensor], object], tokens: int) ->
     return times
 
 
-def _executorch(pte: bytes) -> Callable[[torch.Tensor, torch.Tensor], object]:
+def _executorch(pte: Path) -> Call:
     method = load_program(pte).load_method()
     return lambda ids, positions: method.execute([ids, positions])
 
 
-def _openvino(pte: bytes) -> Callable[[torch.Tensor, torch.Tensor], object]:
+def _openvino(pte: Path) -> Call:
     """The IR of the ``.pte``'s one delegate, compiled and run by OpenVINO alone.
 
     The delegate takes ``input_ids``, ``cache_position`` and then the int64
     counters ExecuTorch keeps (transformers' ``cumulative_length``), and gives
     the counters' new values before the logits; here they go round in numpy.
+    A call at position 0 starts a new sequence on the request's initial state.
     """
     ((payload, model),) = delegate_models(pte)
     compiled = ov.Core().compile_model(model, payload.device, dict(payload.properties))
@@ -150,6 +194,9 @@ def _openvino(pte: bytes) -> Callable[[torch.Tensor, torch.Tensor], object]:
     counters = [np.zeros((), np.int64) for _ in model.inputs[2:]]
 
     def call(ids: torch.Tensor, positions: torch.Tensor) -> object:
+        if int(positions[0]) == 0:  # a new sequence, as this backend's runtime starts one
+            request.reset_state()
+            counters[:] = [np.zeros((), np.int64) for _ in counters]
         outputs = request.infer([ids.numpy(), positions.numpy(), *counters])
         counters[:] = [outputs[index].copy() for index in range(len(counters))]
         return outputs[len(counters)]
@@ -157,30 +204,74 @@ def _openvino(pte: bytes) -> Callable[[torch.Tensor, torch.Tensor], object]:
     return call
 
 
-def _xnnpack(layers: int, cache: int) -> Callable[[torch.Tensor, torch.Tensor], object] | str:
+def _xnnpack(layers: int, cache: int, configuration: tuple[str, str, int]) -> Call | str:
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
 
+    weights, _, group = configuration
     try:
-        exported = export_decoder(_model(layers), max_cache_len=cache, max_prompt=PROMPT)
+        exported = export_decoder(
+            _model(layers, weights, group), max_cache_len=cache, max_prompt=PROMPT
+        )
         edge = to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()])
         pte = edge.to_executorch().buffer
     except Exception as error:
         return f"does not lower: {type(error).__name__}: {str(error)[:200]}"
-    return _executorch(pte)
+    method = load_program(pte).load_method()
+    return lambda ids, positions: method.execute([ids, positions])
 
 
-def main() -> None:
-    """Measure and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--layers", type=int, default=32, help="fewer for a quick run")
-    parser.add_argument("--tokens", type=int, default=256, help="decode steps after the prompt")
-    parser.add_argument("--no-xnnpack", action="store_true")
-    args = parser.parse_args()
-    cache = PROMPT + args.tokens + 16
+def _measure_in_child(
+    variant: str,
+    pte: Path,
+    layers: int,
+    configuration: tuple[str, str, int],
+    tokens: int,
+    queue: Any,
+) -> None:
+    """Time one variant: (prefill seconds, median decode seconds, peak RSS above the libraries') or why not."""
+    cache = PROMPT + tokens + 16
+    imported = _rss_bytes()
+    _reset_peak_rss()
+    if variant == "genai":
+        ((payload, model),) = delegate_models(pte)
+        with tempfile.TemporaryDirectory() as folder:
+            ov.save_model(
+                genai_model(model, payload.inputs),
+                Path(folder) / "openvino_model.xml",
+                compress_to_fp16=False,
+            )
+            del model
+            _, prefill, decode = genai_run(Path(folder), payload.properties, PROMPT, tokens)
+        queue.put((prefill, decode, _peak_rss_bytes() - imported))
+        return
+    call: Call | str
+    if variant == "openvino":
+        call = _openvino(pte)
+    elif variant == "backend":
+        call = _executorch(pte)
+    else:
+        call = _xnnpack(layers, cache, configuration)
+    if isinstance(call, str):
+        queue.put(call)
+        return
+    _steps(call, 4)  # warm-up: the first calls compile OpenVINO's kernels for their shapes
+    times = _steps(call, tokens)
+    queue.put((times[0], statistics.median(times[1:]), _peak_rss_bytes() - imported))
 
-    pte, lowering, whole, weights = _lowering_peak(args.layers, cache)
-    report(f"SmolLM2-360M configuration, {args.layers} layers, float32, cache of {cache} positions")
+
+VARIANTS = {
+    "genai": "openvino.genai (same IR, SDPA)",
+    "openvino": "OpenVINO (same IR, stateful)",
+    "backend": "this backend (.pte)",
+    "xnnpack": "ExecuTorch XNNPACK (.pte)",
+}
+
+
+def _first_configuration_extras(
+    pte: Path, lowering: int, whole: int, weights: int, tokens: int
+) -> None:
+    """Memory of lowering, bytes a decode step moves, RSS while generating, a second prompt."""
     report(
         f"weights {weights / 2**20:.0f} MiB; peak RSS of lowering and serializing, above the "
         f"RSS with the exported program in hand, {lowering / 2**20:.0f} MiB "
@@ -194,19 +285,18 @@ def main() -> None:
         f"{decode_step_bytes(small.program.exported_program())} at cache 64, "
         f"{decode_step_bytes(large.program.exported_program())} at cache 1024"
     )
-
     rss = []
     loaded = load_program(pte)
     result = generate(
         loaded,
         list(range(1, PROMPT + 1)),
-        args.tokens,
+        tokens,
         progress=lambda done, _: rss.append(_rss_bytes()),
     )
     report(
-        f"RSS while generating {args.tokens} tokens: {rss[15] / 2**20:.0f} MiB after 16, "
-        f"{rss[-1] / 2**20:.0f} MiB at the end, {max(rss) / 2**20:.0f} MiB at most "
-        f"({result.decode_tokens_per_second:.2f} tokens/s)"
+        f"RSS while generating {tokens} tokens: {rss[min(15, tokens - 1)] / 2**20:.0f} MiB after "
+        f"{min(16, tokens)}, {rss[-1] / 2**20:.0f} MiB at the end, {max(rss) / 2**20:.0f} MiB at "
+        f"most ({result.decode_tokens_per_second:.2f} tokens/s)"
     )
     second = generate(loaded, list(range(PROMPT + 1, 2 * PROMPT + 1)), 2)
     report(
@@ -215,25 +305,60 @@ def main() -> None:
         f"{second.prefill_seconds * 1e3:.1f} ms, with no reload"
     )
 
-    variants: dict[str, Callable[[torch.Tensor, torch.Tensor], object] | str] = {
-        "OpenVINO (same IR, stateful)": _openvino(pte),
-        "this backend (.pte)": _executorch(pte),
-    }
-    if not args.no_xnnpack:
-        variants["ExecuTorch XNNPACK (.pte)"] = _xnnpack(args.layers, cache)
-    report(f"\n{'':30} {'prefill 128 ms':>15} {'ratio':>6} {'decode ms/token':>16} {'ratio':>6}")
-    baseline: tuple[float, float] | None = None
-    for name, call in variants.items():
-        if isinstance(call, str):
-            report(f"{name:30} {call}")
-            continue
-        times = _steps(call, args.tokens)
-        prefill, decode = times[0], statistics.median(times[1:])
-        baseline = baseline or (prefill, decode)
-        report(
-            f"{name:30} {prefill * 1e3:15.1f} {prefill / baseline[0]:6.2f} "
-            f"{decode * 1e3:16.2f} {decode / baseline[1]:6.2f}"
-        )
+
+def main() -> None:
+    """Measure and print a table per configuration; ratios are to the first row's."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--layers", type=int, default=32, help="fewer for a quick run")
+    parser.add_argument("--tokens", type=int, default=128, help="decode steps after the prompt")
+    parser.add_argument(
+        "--configs", default=",".join(CONFIGURATIONS), help=f"of {', '.join(CONFIGURATIONS)}"
+    )
+    parser.add_argument("--group", type=int, default=64, help="int4 group size (32, 64 or 128)")
+    parser.add_argument("--no-xnnpack", action="store_true")
+    args = parser.parse_args()
+    cache = PROMPT + args.tokens + 16
+    configurations = args.configs.split(",")
+    if unknown := set(configurations) - set(CONFIGURATIONS):
+        parser.error(f"unknown configurations {sorted(unknown)}; expected some of {CONFIGURATIONS}")
+    variants = [v for v in VARIANTS if (v != "genai" or genai_available())]
+    variants = [v for v in variants if v != "xnnpack" or not args.no_xnnpack]
+    if not genai_available():
+        report("openvino.genai is not installed (uv run --group genai ...): no genai row")
+
+    with tempfile.TemporaryDirectory() as folder:
+        for number, name in enumerate(configurations):
+            weights, precision = name.split("/")
+            configuration = (weights, precision, args.group)
+            pte = Path(folder) / "llm.pte"
+            lowering, whole, weights_bytes = _in_child(
+                _lower_in_child, args.layers, cache, configuration, pte
+            )
+            report(
+                f"\nSmolLM2-360M configuration, {args.layers} layers, {weights} weights"
+                f"{f' (int4 groups of {args.group})' if weights == 'int4' else ''}, inference "
+                f"precision {precision}, cache of {cache} positions; .pte "
+                f"{pte.stat().st_size / 2**20:.0f} MiB"
+            )
+            if number == 0:
+                _first_configuration_extras(pte, lowering, whole, weights_bytes, args.tokens)
+            header = f"{'prefill 128 ms':>15} {'ratio':>6} {'decode ms/token':>16} {'tokens/s':>9} {'ratio':>6} {'peak RSS MiB':>13}"
+            report(f"{'':32} {header}")
+            baseline: tuple[float, float] | None = None
+            for variant in variants:
+                measured = _in_child(
+                    _measure_in_child, variant, pte, args.layers, configuration, args.tokens
+                )
+                if isinstance(measured, str):
+                    report(f"{VARIANTS[variant]:32} {measured}")
+                    continue
+                prefill, decode, peak = measured
+                baseline = baseline or (prefill, decode)
+                report(
+                    f"{VARIANTS[variant]:32} {prefill * 1e3:15.1f} {prefill / baseline[0]:6.2f} "
+                    f"{decode * 1e3:16.2f} {1 / decode:9.2f} {decode / baseline[1]:6.2f} "
+                    f"{peak / 2**20:13.0f}"
+                )
 
 
 if __name__ == "__main__":
