@@ -305,3 +305,22 @@ def test_a_blob_section_out_of_place_or_without_its_names_is_refused(change, rea
     blob_offset = struct.unpack_from("<Q", data, 96)[0]
     with pytest.raises(PayloadError, match=reason):
         Payload.from_bytes(with_checksum(bytearray(change(data, blob_offset))))
+
+
+@pytest.mark.parametrize(
+    ("inputs", "outputs", "reason"),
+    [
+        ("TX", "T", "has letters other than"),
+        ("T", "P", "has letters other than"),
+        ("T", "F", "has letters other than"),
+        ("PF", "T", "more than one input as the KV-cache positions"),
+    ],
+)
+def test_signature_letters_are_checked(inputs, outputs, reason):
+    with pytest.raises(PayloadError, match=reason):
+        dataclasses.replace(PAYLOAD, inputs=inputs, outputs=outputs)
+
+
+def test_a_first_position_input_round_trips():
+    payload = dataclasses.replace(PAYLOAD, inputs="TF")
+    assert Payload.from_bytes(payload.to_bytes()).inputs == "TF"

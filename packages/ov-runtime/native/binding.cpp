@@ -207,7 +207,7 @@ bool read_port(const OpenvinoApi& api, const ov_output_const_port_t* port, Port*
 }
 
 Binding choose_binding(char kind, const Port& port, bool is_input) {
-  if (kind == kScalarArgument) return Binding::kScalar;
+  if (kind == kScalarArgument || kind == kFirstPositionArgument) return Binding::kScalar;
   if (kind == kCopiedArgument) return Binding::kCopyAfterInfer;
   return is_input || port.static_shape ? Binding::kZeroCopy : Binding::kCopyAfterInfer;
 }

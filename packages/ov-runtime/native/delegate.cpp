@@ -143,21 +143,27 @@ Error Delegate::bind_ports(const PayloadView& payload, bool imported) {
       char letter = !is_input && imported && signature[i] == kTensorArgument ? kCopiedArgument
                                                                             : signature[i];
       arguments[i].binding = choose_binding(letter, arguments[i].port, is_input);
-      if (is_input && letter == kPositionsArgument) positions_ = static_cast<int64_t>(i);
+      bool positions = letter == kPositionsArgument || letter == kFirstPositionArgument;
+      if (is_input && positions) positions_ = static_cast<int64_t>(i);
     }
   }
   return Error::Ok;
 }
 
 Error Delegate::restart_at_position_zero(const EValue& positions) {
-  if (!has_run_ || !positions.isTensor()) return Error::Ok;  // bind_input checks the kind
-  const executorch::aten::Tensor& tensor = positions.toTensor();
-  if (tensor.numel() == 0) return Error::Ok;
+  if (!has_run_) return Error::Ok;
   int64_t first = 0;
-  switch (tensor.scalar_type()) {
-    case executorch::aten::ScalarType::Long: first = tensor.const_data_ptr<int64_t>()[0]; break;
-    case executorch::aten::ScalarType::Int: first = tensor.const_data_ptr<int32_t>()[0]; break;
-    default: return Error::Ok;  // bind_input refuses the dtype
+  if (positions.isInt()) {  // kFirstPositionArgument
+    first = positions.toInt();
+  } else if (positions.isTensor() && positions.toTensor().numel() > 0) {  // kPositionsArgument
+    const executorch::aten::Tensor& tensor = positions.toTensor();
+    switch (tensor.scalar_type()) {
+      case executorch::aten::ScalarType::Long: first = tensor.const_data_ptr<int64_t>()[0]; break;
+      case executorch::aten::ScalarType::Int: first = tensor.const_data_ptr<int32_t>()[0]; break;
+      default: return Error::Ok;  // bind_input refuses the dtype
+    }
+  } else {
+    return Error::Ok;  // bind_input checks the kind
   }
   if (first != 0) return Error::Ok;
   ov_infer_request_t* fresh = nullptr;

@@ -58,7 +58,7 @@ class Delegate {
 
   // Gives the call a new infer request, whose state is the initial one, when
   // its KV-cache positions start at 0 after earlier calls (payload.h's
-  // kPositionsArgument). OpenVINO's C API has no call that resets a request's
+  // kPositionsArgument or kFirstPositionArgument). OpenVINO's C API has no call that resets a request's
   // state, and a new request is what a new load would have.
   executorch::runtime::Error restart_at_position_zero(const executorch::runtime::EValue& positions);
 

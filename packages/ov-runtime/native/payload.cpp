@@ -152,16 +152,24 @@ bool parse_signature(Section signature, PayloadView* view, std::string* error) {
   for (size_t i = 0; valid && i < text.size(); ++i) {
     valid = i == slash || text[i] == kTensorArgument || text[i] == kScalarArgument ||
             (i > slash && text[i] == kCopiedArgument) ||
-            (i < slash && text[i] == kPositionsArgument);
+            (i < slash && (text[i] == kPositionsArgument || text[i] == kFirstPositionArgument));
   }
   if (!valid) {
     *error =
-        "payload signature is not letters T, S and P for the inputs, '/', and T, S and C for "
-        "the outputs";
+        "payload signature is not letters T, S, P and F for the inputs, '/', and T, S and C "
+        "for the outputs";
     return false;
   }
   view->inputs = text.substr(0, slash);
   view->outputs = text.substr(slash + 1);
+  size_t positions = 0;
+  for (char letter : view->inputs) {
+    positions += letter == kPositionsArgument || letter == kFirstPositionArgument;
+  }
+  if (positions > 1) {
+    *error = "payload signature marks more than one input as the KV-cache positions (P or F)";
+    return false;
+  }
   return true;
 }
 

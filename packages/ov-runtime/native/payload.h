@@ -56,6 +56,9 @@ constexpr char kCopiedArgument = 'C';
 // by concatenation (ov_convert.appended_caches): a call that starts at 0
 // after earlier calls first resets the delegate's state.
 constexpr char kPositionsArgument = 'P';
+// A scalar input that is the call's first position in such a cache (ExecuTorch's
+// Llama passes it as an int it reads on the CPU), bound as kScalarArgument.
+constexpr char kFirstPositionArgument = 'F';
 
 // Parses `size` bytes at `data`. Returns false and sets *error on a short
 // buffer, a wrong magic, version or header size, a checksum that does not

@@ -149,13 +149,23 @@ def signature_offset(pte: bytes) -> int:
 @pytest.mark.parametrize(
     ("letters", "reason"),
     [
-        (b"X/T", "payload signature is not letters T, S and P"),
-        (b"C/T", "payload signature is not letters T, S and P"),
-        (b"T/P", "payload signature is not letters T, S and P"),
+        (b"X/T", "payload signature is not letters T, S, P and F"),
+        (b"C/T", "payload signature is not letters T, S, P and F"),
+        (b"T/P", "payload signature is not letters T, S, P and F"),
+        (b"T/F", "payload signature is not letters T, S, P and F"),
         (b"S/T", "delegate input 0 is an EValue with tag"),
+        (b"F/T", "delegate input 0 is an EValue with tag"),
         (b"T/S", "delegate output 0 is an EValue with tag"),
     ],
-    ids=["unknown_letter", "copied_input", "positions_output", "scalar_input", "scalar_output"],
+    ids=[
+        "unknown_letter",
+        "copied_input",
+        "positions_output",
+        "first_position_output",
+        "scalar_input",
+        "first_position_input_given_a_tensor",
+        "scalar_output",
+    ],
 )
 def test_signature_that_disagrees_with_the_program_is_refused(pte, capfd, letters, reason):
     error, log = run_refused(patched(pte, signature_offset(pte), letters, checksum=True), capfd)

@@ -9,7 +9,7 @@ from executorch.runtime import Runtime
 from torchao.quantization import IntxWeightOnlyConfig, quantize_
 from torchao.quantization.granularity import PerAxis, PerGroup
 
-from ov_convert import POSITIONS_ARGUMENT
+from ov_convert import FIRST_POSITION_ARGUMENT, POSITIONS_ARGUMENT
 from ov_partition import OpenvinoPartitioner, compile_specs
 from ov_runtime import generate, inspect_program, load_program, lower, runtime_precisions
 from ov_runtime.cli import main
@@ -297,8 +297,49 @@ def test_executorch_llama_generates_prompts_one_after_another_on_one_load(execut
 
 def test_executorch_llamas_attention_over_the_cache_is_openvinos_own(executorch_llama):
     _, path = executorch_llama
-    per_layer = ["ScaledDotProductAttention", "ScatterElementsUpdate", "ScatterElementsUpdate"]
-    assert attention_ops(path) == sorted(per_layer * 2)
+    # The cache grows by concatenation; the first position, an int ExecuTorch
+    # reads on the CPU (input_pos[0]), is marked for the runtime.
+    assert attention_ops(path) == ["ScaledDotProductAttention"] * 2
+    payload, model = delegate_models(path)[-1]
+    assert payload.inputs.count(FIRST_POSITION_ARGUMENT) == 1
+    states = [s for d in inspect_program(path).delegates for s in d.states]
+    assert all(s.endswith("f32[1,2,?,16]") for s in states) and len(states) == 4
+    compiled = ov.Core().compile_model(model, "CPU", dict(payload.properties))
+    fused = [
+        op
+        for op in compiled.get_runtime_model().get_ops()
+        if op.get_rt_info()["layerType"].astype(str) == "ScaledDotProductAttention"
+    ]
+    assert [op.get_output_size() for op in fused] == [3, 3]
+
+
+@pytest.mark.parametrize("first", [3, len(PROMPT) + 1], ids=["rewinds", "skips_a_position"])
+def test_executorch_llama_refuses_positions_other_than_the_next_ones(executorch_llama, first):
+    variant, path = executorch_llama
+    method = load_program(path).load_method("forward")
+    method.execute([torch.tensor([PROMPT]), torch.tensor([0])])
+    with pytest.raises(ExecutionError, match="kv_cache_positions_must_follow"):
+        method.execute([torch.tensor([[5]]), torch.tensor([first])])
+    (logits,) = method.execute([torch.tensor([PROMPT]), torch.tensor([0])])
+    expected, _ = executorch_llama_greedy(tiny_executorch_llama(variant), PROMPT, 1)
+    assert int(logits[0].argmax()) == expected[0]
+
+
+@pytest.mark.filterwarnings("ignore:Mutation on a buffer in the model is detected")
+def test_through_executorchs_api_executorch_llama_computes_eagers_logits():
+    model = tiny_executorch_llama()
+    tokens, expected = executorch_llama_greedy(model, PROMPT, 4)
+    edge = to_edge_transform_and_lower(
+        export_executorch_llama(model), partitioner=[OpenvinoPartitioner()]
+    )
+    config = ExecutorchBackendConfig(passes=[InitializedMutableBufferPass([""])])
+    method = Runtime.get().load_program(edge.to_executorch(config).buffer).load_method("forward")
+    for _ in range(2):  # the second sequence starts the cache again at position 0
+        (prefill,) = method.execute([torch.tensor([PROMPT]), torch.tensor([0])])
+        steps = [prefill[0]]
+        for position, token in enumerate(tokens[:-1], start=len(PROMPT)):
+            steps.append(method.execute([torch.tensor([[token]]), torch.tensor([position])])[0][0])
+        torch.testing.assert_close(torch.stack(steps), expected, atol=1e-4, rtol=0)
 
 
 def test_executorch_llama_keeps_its_kv_cache_in_openvino(executorch_llama):

@@ -10,6 +10,8 @@ from ov_convert.convert import (
 )
 from ov_convert.exceptions import ConversionError, PayloadError
 from ov_convert.payload import (
+    CACHE_POSITION_ARGUMENTS,
+    FIRST_POSITION_ARGUMENT,
     MAGIC,
     POSITIONS_ARGUMENT,
     SCALAR_ARGUMENT,
@@ -22,6 +24,8 @@ from ov_convert.payload import (
 from ov_convert.preprocess import OvExecutorchBackend
 
 __all__ = [
+    "CACHE_POSITION_ARGUMENTS",
+    "FIRST_POSITION_ARGUMENT",
     "MAGIC",
     "POSITIONS_ARGUMENT",
     "SCALAR_ARGUMENT",

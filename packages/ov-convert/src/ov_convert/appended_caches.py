@@ -23,8 +23,8 @@ call's positions are ``T, T+1, ..., T+n-1`` within ``L``: anything else
 so the rewritten model refuses it, by a ``Reshape`` of the new keys to a
 length that is wrong by exactly the discrepancy, which OpenVINO reports as an
 inference error. A new prompt starts at position 0: the runtime resets the
-delegate's state first (the payload marks the positions input,
-:data:`POSITIONS_INPUT`).
+delegate's state first (the payload marks the input of the positions, or of
+the first position, :data:`POSITIONS_INPUT`).
 """
 
 from __future__ import annotations
@@ -127,7 +127,13 @@ def _free_sequence_axis(chain: list[ov.Node], length: int) -> bool:
 
 
 def _position_parameters(model: ov.Model, start: ov.Output) -> list[ov.Node]:
-    """The model's 1-D integer parameters whose values ``start`` is computed from (shapes aside)."""
+    """The model's integer parameters that ``start``'s values are offset by.
+
+    A 1-D parameter holds the positions themselves (transformers'
+    ``cache_position``); a 0-d one is the first position (ExecuTorch's Llama
+    adds ``input_pos[0]``, read on the CPU, to ``arange(n)``). Shapes and a
+    ``Range``'s stop and step (the count of positions) are not followed.
+    """
     parameters = {p.get_name() for p in model.get_parameters()}
     found, pending, seen = [], [start.get_node()], set()
     while pending:
@@ -137,10 +143,11 @@ def _position_parameters(model: ov.Model, start: ov.Output) -> list[ov.Node]:
         seen.add(node.get_name())
         shape = node.get_output_partial_shape(0)
         if node.get_name() in parameters:
-            if node.get_output_element_type(0).is_integral() and shape.rank.get_length() == 1:
+            if node.get_output_element_type(0).is_integral() and shape.rank.get_length() <= 1:
                 found.append(node)
             continue
-        pending.extend(value.get_node() for value in node.input_values())
+        values = node.input_values()[:1] if node.get_type_name() == "Range" else node.input_values()
+        pending.extend(value.get_node() for value in values)
     return found
 
 
@@ -231,8 +238,9 @@ def append_caches(model: ov.Model) -> tuple[ov.Model, int]:
         The model (a new one when anything was rewritten) and how many caches
         were. Nothing is rewritten unless every state of ``model`` is a
         recognized cache, both inputs of each attention they feed are, and
-        their positions come from one parameter, which gets the
-        :data:`POSITIONS_INPUT` runtime info.
+        their positions are offset by an integer parameter: the positions
+        (1-D) or the first of them (0-d). That parameter (the first, where
+        each layer reads its own) gets the :data:`POSITIONS_INPUT` runtime info.
     """
     if not any(op.get_type_name() == "ReadValue" for op in model.get_ops()):
         return model, 0
@@ -255,9 +263,14 @@ def _recognized(model: ov.Model) -> tuple[list[_Cache], ov.Node] | None:
     if len(ports) != 2 * len(attentions) or len(ports) != len(found):
         return None
     sources = {
-        p.get_name(): p for c in found for p in _position_parameters(model, c.write.input_value(1))
+        p.get_name() for c in found for p in _position_parameters(model, c.write.input_value(1))
     }
-    return (found, *sources.values()) if len(sources) == 1 else None
+    if not sources:
+        return None
+    # ExecuTorch's Llama reads its first position once per layer: equal values
+    # in separate parameters. The runtime watches the first of them; each
+    # cache checks its own positions, so parameters that differ fail the call.
+    return found, next(p for p in model.get_parameters() if p.get_name() in sources)
 
 
 def _rewrite(model: ov.Model) -> tuple[ov.Model, int]:

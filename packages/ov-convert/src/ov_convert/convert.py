@@ -20,6 +20,7 @@ from ov_convert.exceptions import ConversionError
 from ov_convert.extensions import conversion_extensions, prepare_for_extensions
 from ov_convert.payload import (
     COPIED_ARGUMENT,
+    FIRST_POSITION_ARGUMENT,
     POSITIONS_ARGUMENT,
     SCALAR_ARGUMENT,
     TENSOR_ARGUMENT,
@@ -307,14 +308,17 @@ def signature(values: Sequence[object]) -> str:
 
 
 def input_signature(model: ov.Model, inputs: Sequence[object]) -> str:
-    """The inputs' letters, with ``P`` for the parameter of KV-cache positions.
+    """The inputs' letters, with ``P`` or ``F`` for the parameter of KV-cache positions.
 
-    That parameter carries the runtime info :data:`ov_convert.appended_caches.POSITIONS_INPUT`.
+    That parameter carries the runtime info
+    :data:`ov_convert.appended_caches.POSITIONS_INPUT`: a tensor of the
+    positions (``P``), or a scalar, the first of them (``F``).
     """
     letters = list(signature(inputs))
     for index, parameter in enumerate(model.get_parameters()):
         if POSITIONS_INPUT in parameter.get_rt_info():
-            letters[index] = POSITIONS_ARGUMENT
+            scalar = letters[index] == SCALAR_ARGUMENT
+            letters[index] = FIRST_POSITION_ARGUMENT if scalar else POSITIONS_ARGUMENT
     return "".join(letters)
 
 

@@ -46,10 +46,12 @@ ends (readers accept this layout and no other):
   Parameter, a Constant, or the same value as an earlier output), which the
   runtime copies out after inference instead of binding ExecuTorch's buffer;
   for inputs only, ``P`` for a tensor of KV-cache positions (int32 or int64),
-  bound as ``T``, whose first element is where the call starts: a call that
+  bound as ``T``, whose first element is where the call starts, or ``F`` for
+  an int scalar that is that first position, bound as ``S``: a call that
   starts at 0 after earlier calls first resets the delegate's state
-  (``ov_convert.appended_caches``). Readers before ``P`` refuse it, which is
-  right: they would not reset.
+  (``ov_convert.appended_caches``); one input at most has either letter.
+  Readers before ``P`` (or ``F``) refuse it, which is right: they would not
+  reset.
   The runtime picks each argument's binding from it when the delegate loads.
 * xml, then zero padding to the next 64-byte boundary, then the weights: the
   IR's ``.bin`` itself or, with ``NAMED_WEIGHTS``, the named data key of the
@@ -118,10 +120,15 @@ TENSOR_ARGUMENT = "T"
 SCALAR_ARGUMENT = "S"
 COPIED_ARGUMENT = "C"
 POSITIONS_ARGUMENT = "P"
+FIRST_POSITION_ARGUMENT = "F"
 """The letters of the payload's signature: a delegate argument bound as a tensor, passed as a
 scalar, (outputs only) a tensor copied after inference, or (inputs only) a tensor of KV-cache
-positions (:mod:`ov_convert.appended_caches`); ``kTensorArgument``, ``kScalarArgument``,
-``kCopiedArgument`` and ``kPositionsArgument`` of the native reader."""
+positions or a scalar that is the call's first KV-cache position
+(:mod:`ov_convert.appended_caches`); ``kTensorArgument``, ``kScalarArgument``,
+``kCopiedArgument``, ``kPositionsArgument`` and ``kFirstPositionArgument`` of the native
+reader."""
+CACHE_POSITION_ARGUMENTS = (POSITIONS_ARGUMENT, FIRST_POSITION_ARGUMENT)
+"""The letters of an input that says where a call starts in OpenVINO's own KV cache."""
 
 
 NAMED_WEIGHTS_FIELDS = struct.Struct("<QQ")
@@ -217,8 +224,9 @@ class Payload:
         device: The OpenVINO device string to compile for (``CPU``).
         properties: OpenVINO properties to compile with
             (``{"INFERENCE_PRECISION_HINT": "f32"}``).
-        inputs: One letter per delegate input, ``T`` (tensor), ``S`` (scalar) or
-            ``P`` (a tensor of KV-cache positions).
+        inputs: One letter per delegate input, ``T`` (tensor), ``S`` (scalar),
+            ``P`` (a tensor of KV-cache positions) or ``F`` (the first
+            KV-cache position, a scalar).
         outputs: One letter per delegate output, ``T``, ``S``, or ``C`` (a
             tensor passed through from an input, a constant or another output).
         wide_int8_weights: The ``WIDE_INT8_WEIGHTS`` flag.
@@ -244,13 +252,18 @@ class Payload:
             if "\0" in text:
                 raise PayloadError(f"payload option {text!r} holds a NUL character")
         inputs, outputs = {TENSOR_ARGUMENT, SCALAR_ARGUMENT}, {TENSOR_ARGUMENT, SCALAR_ARGUMENT}
-        if set(self.inputs) - inputs - {POSITIONS_ARGUMENT} or set(self.outputs) - outputs - {
-            COPIED_ARGUMENT
-        }:
+        if set(self.inputs) - inputs - set(CACHE_POSITION_ARGUMENTS) or set(
+            self.outputs
+        ) - outputs - {COPIED_ARGUMENT}:
             raise PayloadError(
                 f"payload signature {self.inputs}/{self.outputs} has letters other than "
-                f"{TENSOR_ARGUMENT} and {SCALAR_ARGUMENT}, {POSITIONS_ARGUMENT} for inputs and "
-                f"{COPIED_ARGUMENT} for outputs"
+                f"{TENSOR_ARGUMENT} and {SCALAR_ARGUMENT}, {POSITIONS_ARGUMENT} and "
+                f"{FIRST_POSITION_ARGUMENT} for inputs and {COPIED_ARGUMENT} for outputs"
+            )
+        if sum(self.inputs.count(letter) for letter in CACHE_POSITION_ARGUMENTS) > 1:
+            raise PayloadError(
+                f"payload signature {self.inputs}/{self.outputs} marks more than one input "
+                "as the KV-cache positions"
             )
 
     def to_bytes(self, weights_file: Path | None = None) -> bytes:

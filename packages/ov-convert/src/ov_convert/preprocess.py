@@ -31,7 +31,7 @@ from ov_convert.extensions import EXTENSION_OPS
 from ov_convert.int8_saturation import int8_products_may_saturate
 from ov_convert.model_pipeline import finish_model
 from ov_convert.named_weights import ALIGNMENT, external_tag, pool_weights
-from ov_convert.payload import POSITIONS_ARGUMENT, Payload
+from ov_convert.payload import CACHE_POSITION_ARGUMENTS, Payload
 from ov_convert.states import State, lift_states
 from ov_passes import DEFAULT_PASSES, REWRITES, run_passes
 from ov_spec import BACKEND_ID, OpenvinoOptions
@@ -246,7 +246,8 @@ def _lower(program: ExportedProgram, options: OpenvinoOptions, folder: Path) -> 
     """Convert one partition and save its IR in ``folder`` (made here)."""
     model, inputs, outputs = _convert(program)
     inputs_signature = input_signature(model, inputs)
-    properties = options.properties(fused_kv_cache=POSITIONS_ARGUMENT in inputs_signature)
+    fused = any(letter in inputs_signature for letter in CACHE_POSITION_ARGUMENTS)
+    properties = options.properties(fused_kv_cache=fused)
     blob = compile_blob(model, options.device, properties) if options.compiled_blob else None
     folder.mkdir()
     xml, weights_path = serialize(model, folder)

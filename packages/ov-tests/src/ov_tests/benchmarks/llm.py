@@ -49,6 +49,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 import numpy as np
@@ -152,12 +153,23 @@ def _lower_in_child(
 
 
 def _in_child(target: Callable[..., None], *args: Any) -> Any:
-    """Run ``target(*args, queue)`` in a fresh process; return what it put on the queue."""
+    """Run ``target(*args, queue)`` in a fresh process; return what it put on the queue.
+
+    Raises:
+        RuntimeError: The process ended without putting anything there.
+    """
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     child = context.Process(target=target, args=(*args, queue))
     child.start()
-    result = queue.get()
+    while True:
+        try:
+            result = queue.get(timeout=5)
+            break
+        except Empty:
+            if not child.is_alive():
+                message = f"{target.__name__} ended with exit code {child.exitcode}"
+                raise RuntimeError(message) from None
     child.join()
     return result
 

@@ -1,0 +1,91 @@
+"""The LLM benchmark's comparisons: openvino.genai on this backend's IR, and weights stored as compressed."""
+
+import numpy as np
+import openvino as ov
+import pytest
+import torch
+
+from ov_runtime import lower
+from ov_runtime.facade.inspection import delegate_models
+from ov_tests.benchmarks.genai import genai_model, genai_run
+from ov_tests.benchmarks.llm import _model
+from ov_tests.llm import eager_greedy, export_decoder, tiny_decoder
+
+PROMPT = list(range(1, 8))
+
+pytestmark = [
+    pytest.mark.slow,  # each lowers an LLM: the full tier
+    pytest.mark.filterwarnings("ignore:While compiling, we found certain side effects"),
+]
+
+
+@pytest.fixture(scope="module")
+def decoder(tmp_path_factory):
+    model = tiny_decoder("llama")
+    path = tmp_path_factory.mktemp("genai") / "decoder.pte"
+    lower(export_decoder(model, max_cache_len=64)).save(str(path))
+    return model, path
+
+
+def test_genai_interface_computes_eager_logits(decoder):
+    model, path = decoder
+    expected_tokens, expected_logits = eager_greedy(model, PROMPT, 4)
+    ((payload, ir),) = delegate_models(path)
+    converted = genai_model(ir, payload.inputs)
+    assert [next(iter(i.get_names())) for i in converted.inputs] == [
+        "input_ids",
+        "attention_mask",
+        "position_ids",
+        "beam_idx",
+    ]
+    assert [o.get_names() for o in converted.outputs] == [{"logits"}]
+    request = (
+        ov.Core().compile_model(converted, "CPU", dict(payload.properties)).create_infer_request()
+    )
+    logits, start = [], 0
+    for step in [PROMPT, *([token] for token in expected_tokens[:-1])]:
+        positions = np.arange(start, start + len(step), dtype=np.int64)[None]
+        outputs = request.infer(
+            {
+                "input_ids": np.array([step], np.int64),
+                "attention_mask": np.ones((1, start + len(step)), np.int64),
+                "position_ids": positions,
+                "beam_idx": np.zeros(1, np.int32),
+            }
+        )
+        logits.append(torch.from_numpy(outputs["logits"][0, -1].copy()))
+        start += len(step)
+    torch.testing.assert_close(torch.stack(logits), expected_logits, atol=1e-4, rtol=0)
+
+
+def test_genai_interface_needs_the_cache_positions(decoder):
+    _, path = decoder
+    ((_, ir),) = delegate_models(path)
+    with pytest.raises(ValueError, match=r"no cache positions \('P'\)"):
+        genai_model(ir, "TTTT")
+
+
+def test_genai_generates_eager_tokens(decoder, tmp_path):
+    pytest.importorskip("openvino_genai", reason="the workspace's genai group is not installed")
+    model, path = decoder
+    ((payload, ir),) = delegate_models(path)
+    ov.save_model(genai_model(ir, payload.inputs), tmp_path / "openvino_model.xml")
+    tokens, first, per_token = genai_run(tmp_path, payload.properties, prompt=7, tokens=6)
+    assert tokens == eager_greedy(model, PROMPT, 6)[0]
+    assert first > 0 and per_token > 0
+
+
+@pytest.mark.parametrize(("weights", "bits"), [("int8", 8), ("int4", 4)])
+def test_tied_embedding_is_stored_once_compressed(weights, bits):
+    # The benchmark's model quantizes the tied embedding and output layer alike,
+    # per row in int8; the .pte then holds their int8 values once, beside the
+    # decoder layers' values at their own width: within 1.1x of the values alone.
+    model = _model(1, weights)
+    size = len(lower(export_decoder(model, max_cache_len=32, max_prompt=4)).buffer)
+    embedding = model.model.embed_tokens.weight.numel()
+    inner = sum(
+        module.weight.numel()
+        for name, module in model.named_modules()
+        if isinstance(module, torch.nn.Linear) and name != "lm_head"
+    )
+    assert size <= 1.1 * (embedding + inner * bits / 8)
