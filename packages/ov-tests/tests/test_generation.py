@@ -121,6 +121,7 @@ def test_attention_over_the_cache_is_openvinos_own(decoder):
     # positions are marked for the runtime, and it stays at float32.
     assert attention_ops(path) == ["ScaledDotProductAttention"] * 2
     assert payload.inputs[1] == POSITIONS_ARGUMENT
+    assert inspect_program(path).delegates[0].inputs[1] == "KV-cache positions i64[?]"
     assert payload.properties["KV_CACHE_PRECISION"] == "f32"
     states = [s for d in inspect_program(path).delegates for s in d.states]
     assert all(s.endswith("f32[1,2,?,16]") for s in states) and len(states) == 4
@@ -302,6 +303,8 @@ def test_executorch_llamas_attention_over_the_cache_is_openvinos_own(executorch_
     assert attention_ops(path) == ["ScaledDotProductAttention"] * 2
     payload, model = delegate_models(path)[-1]
     assert payload.inputs.count(FIRST_POSITION_ARGUMENT) == 1
+    inputs = inspect_program(path).delegates[-1].inputs
+    assert inputs.count("first KV-cache position i64[]") == 1
     states = [s for d in inspect_program(path).delegates for s in d.states]
     assert all(s.endswith("f32[1,2,?,16]") for s in states) and len(states) == 4
     compiled = ov.Core().compile_model(model, "CPU", dict(payload.properties))

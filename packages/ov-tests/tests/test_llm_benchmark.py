@@ -7,7 +7,7 @@ import torch
 
 from ov_runtime import lower
 from ov_runtime.facade.inspection import delegate_models
-from ov_tests.benchmarks.genai import genai_model, genai_run
+from ov_tests.benchmarks.genai import GenaiPipeline, genai_model
 from ov_tests.benchmarks.llm import _model
 from ov_tests.llm import eager_greedy, export_decoder, tiny_decoder
 
@@ -70,7 +70,8 @@ def test_genai_generates_eager_tokens(decoder, tmp_path):
     model, path = decoder
     ((payload, ir),) = delegate_models(path)
     ov.save_model(genai_model(ir, payload.inputs), tmp_path / "openvino_model.xml")
-    tokens, first, per_token = genai_run(tmp_path, payload.properties, prompt=7, tokens=6)
+    pipeline = GenaiPipeline(tmp_path, payload.properties)
+    tokens, first, per_token = pipeline.generate(prompt=7, tokens=6)
     assert tokens == eager_greedy(model, PROMPT, 6)[0]
     assert first > 0 and per_token > 0
 

@@ -11,6 +11,7 @@ from ov_convert.convert import (
 from ov_convert.exceptions import ConversionError, PayloadError
 from ov_convert.payload import (
     CACHE_POSITION_ARGUMENTS,
+    COPIED_ARGUMENT,
     FIRST_POSITION_ARGUMENT,
     MAGIC,
     POSITIONS_ARGUMENT,
@@ -25,6 +26,7 @@ from ov_convert.preprocess import OvExecutorchBackend
 
 __all__ = [
     "CACHE_POSITION_ARGUMENTS",
+    "COPIED_ARGUMENT",
     "FIRST_POSITION_ARGUMENT",
     "MAGIC",
     "POSITIONS_ARGUMENT",

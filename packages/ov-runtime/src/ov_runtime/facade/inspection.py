@@ -23,7 +23,15 @@ from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.schema import KernelCall, Program
 from torch.export import ExportedProgram
 
-from ov_convert import Payload, PayloadError
+from ov_convert import (
+    COPIED_ARGUMENT,
+    FIRST_POSITION_ARGUMENT,
+    POSITIONS_ARGUMENT,
+    SCALAR_ARGUMENT,
+    TENSOR_ARGUMENT,
+    Payload,
+    PayloadError,
+)
 from ov_partition import converts
 from ov_runtime.exceptions import ExecutionError
 from ov_runtime.facade.lowering import LoweredProgram, lower
@@ -327,7 +335,13 @@ def _read_payload(method: str, data: bytes, named: Mapping[str, bytes]) -> Deleg
 
 
 def _ports(ports: Sequence[ov.Output], kinds: str) -> list[str]:
-    names = {"T": "tensor", "S": "scalar", "C": "copied tensor"}
+    names = {
+        TENSOR_ARGUMENT: "tensor",
+        SCALAR_ARGUMENT: "scalar",
+        COPIED_ARGUMENT: "copied tensor",
+        POSITIONS_ARGUMENT: "KV-cache positions",
+        FIRST_POSITION_ARGUMENT: "first KV-cache position",
+    }
     return [
         f"{names.get(kind, '?')} {port.get_element_type().get_type_name()}{port.get_partial_shape()}"
         for port, kind in zip(ports, kinds.ljust(len(ports), "?"), strict=True)

@@ -108,36 +108,36 @@ def genai_available() -> bool:
     return True
 
 
-def genai_run(
-    folder: Path, properties: Mapping[str, str], prompt: int, tokens: int
-) -> tuple[list[int], float, float]:
-    """Generate greedily with openvino.genai's ``LLMPipeline`` (SDPA attention backend).
+class GenaiPipeline:
+    """openvino.genai's ``LLMPipeline`` with its SDPA attention backend, generating greedily.
 
     Args:
         folder: Holds ``openvino_model.xml`` (and ``.bin``), a model from :func:`genai_model`.
         properties: OpenVINO properties to compile with (this backend's, for equal precision).
-        prompt: Prompt length; the prompt is the token ids ``1..prompt``.
-        tokens: New tokens to generate; no end-of-sequence token stops it.
-
-    Returns:
-        The new tokens, the time to the first token (seconds: the prefill and
-        its token) and the median time of each token after it (seconds),
-        from genai's own ``perf_metrics``, of the second of two generations
-        (the first warms up).
     """
-    import openvino_genai
 
-    pipeline: Any = openvino_genai.LLMPipeline(
-        str(folder), "CPU", ATTENTION_BACKEND="SDPA", **dict(properties)
-    )
-    config = openvino_genai.GenerationConfig()
-    config.max_new_tokens = config.min_new_tokens = tokens
-    config.ignore_eos = True
-    config.eos_token_id = 0  # genai refuses the default -1 among its stop tokens
-    config.stop_token_ids = set()
-    ids = ov.Tensor(np.arange(1, prompt + 1, dtype=np.int64).reshape(1, prompt))
-    for _ in range(2):
-        result = pipeline.generate(ids, config)
-    metrics = result.perf_metrics
-    per_token = statistics.median(metrics.raw_metrics.m_durations) / 1e6  # microseconds
-    return list(result.tokens[0]), metrics.get_ttft().mean / 1e3, per_token
+    def __init__(self, folder: Path, properties: Mapping[str, str]) -> None:
+        import openvino_genai
+
+        self._pipeline: Any = openvino_genai.LLMPipeline(
+            str(folder), "CPU", ATTENTION_BACKEND="SDPA", **dict(properties)
+        )
+        self._config: Any = openvino_genai.GenerationConfig()
+        self._config.ignore_eos = True
+        self._config.eos_token_id = 0  # genai refuses the default -1 among its stop tokens
+        self._config.stop_token_ids = set()
+
+    def generate(self, prompt: int, tokens: int) -> tuple[list[int], float, float]:
+        """Generate ``tokens`` new tokens after the prompt ``1..prompt``; no token stops it.
+
+        Returns:
+            The new tokens, the time to the first token (seconds: the prefill
+            and its token) and the median time of each token after it
+            (seconds), from genai's own ``perf_metrics``.
+        """
+        self._config.max_new_tokens = self._config.min_new_tokens = tokens
+        ids = ov.Tensor(np.arange(1, prompt + 1, dtype=np.int64).reshape(1, prompt))
+        result = self._pipeline.generate(ids, self._config)
+        metrics = result.perf_metrics
+        per_token = statistics.median(metrics.raw_metrics.m_durations) / 1e6  # microseconds
+        return list(result.tokens[0]), metrics.get_ttft().mean / 1e3, per_token

@@ -14,7 +14,7 @@ transformers' ExecuTorch integration with a static cache. Configurations
   the embedding and the tied output layer int8 per row, as NNCF's int4 mode
   keeps them by default.
 
-Measured side by side in one run, each variant in a process of its own:
+Measured side by side in one run:
 
 - the prefill of a 128-token prompt (for genai its time to the first token)
   and the median time of a one-token decode step, with tokens per second,
@@ -23,8 +23,11 @@ Measured side by side in one run, each variant in a process of its own:
   request's state, no ExecuTorch in between), for openvino.genai's
   ``LLMPipeline`` with its SDPA attention backend on that IR made its
   interface (:mod:`ov_tests.benchmarks.genai`; when the workspace's ``genai``
-  group is installed), and for XNNPACK's ``.pte`` of the same export;
-- each variant's peak RSS above its process's once its libraries are imported;
+  group is installed), and for XNNPACK's ``.pte`` of the same export: all
+  loaded in one process, taking turns for ``--rounds`` rounds, each figure
+  the median over the rounds;
+- each variant's peak RSS, loading it and generating 8 tokens in a process
+  of its own, above that process's once its libraries are imported;
 - the ``.pte``'s size;
 - for the first configuration: the bytes a decode step moves between
   ExecuTorch and the delegates (:func:`ov_tests.llm.decode_step_bytes`), at
@@ -60,7 +63,7 @@ from executorch.exir.backend.compile_spec_schema import CompileSpec
 from ov_runtime import generate, load_program, lower
 from ov_runtime.facade.inspection import delegate_models
 from ov_tests.benchmarks._timing import report
-from ov_tests.benchmarks.genai import genai_available, genai_model, genai_run
+from ov_tests.benchmarks.genai import GenaiPipeline, genai_available, genai_model
 from ov_tests.llm import decode_step_bytes, export_decoder
 
 PROMPT = 128
@@ -87,7 +90,8 @@ def _model(layers: int, weights: str = "float32", group: int = 64) -> Any:
 
     config = LlamaConfig(**{**SMOLLM2_360M, "num_hidden_layers": layers})
     torch.manual_seed(0)
-    model: Any = LlamaForCausalLM(config).eval()
+    model: Any = LlamaForCausalLM(config)
+    model.eval()
     if weights != "float32":
         from torchao.quantization import IntxWeightOnlyConfig, quantize_
         from torchao.quantization.granularity import PerAxis, PerGroup
@@ -216,60 +220,78 @@ def _openvino(pte: Path) -> Call:
     return call
 
 
-def _xnnpack(layers: int, cache: int, configuration: tuple[str, str, int]) -> Call | str:
+def _lower_xnnpack_in_child(
+    layers: int, cache: int, configuration: tuple[str, str, int], path: Path, queue: Any
+) -> None:
+    """XNNPACK's ``.pte`` of the same export at ``path``; puts None, or why it does not lower."""
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
 
     weights, _, group = configuration
     try:
-        exported = export_decoder(
-            _model(layers, weights, group), max_cache_len=cache, max_prompt=PROMPT
-        )
+        model = _model(layers, weights, group)
+        exported = export_decoder(model, max_cache_len=cache, max_prompt=PROMPT)
         edge = to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()])
-        pte = edge.to_executorch().buffer
+        path.write_bytes(edge.to_executorch().buffer)
     except Exception as error:
-        return f"does not lower: {type(error).__name__}: {str(error)[:200]}"
-    method = load_program(pte).load_method()
-    return lambda ids, positions: method.execute([ids, positions])
+        queue.put(f"does not lower: {type(error).__name__}: {str(error)[:200]}")
+        return
+    queue.put(None)
 
 
-def _measure_in_child(
-    variant: str,
-    pte: Path,
-    layers: int,
-    configuration: tuple[str, str, int],
-    tokens: int,
-    queue: Any,
-) -> None:
-    """Time one variant: (prefill seconds, median decode seconds, peak RSS above the libraries') or why not."""
-    cache = PROMPT + tokens + 16
-    imported = _rss_bytes()
-    _reset_peak_rss()
+Run = Callable[[], tuple[float, float]]
+"""One prompt and its decode steps: the prefill's seconds and the median decode step's."""
+
+
+def _runner(variant: str, pte: Path, tokens: int, folder: Path) -> Run:
+    """Load ``variant`` (its ``.pte``, or for genai this backend's IR in ``folder``)."""
     if variant == "genai":
         ((payload, model),) = delegate_models(pte)
-        with tempfile.TemporaryDirectory() as folder:
-            ov.save_model(
-                genai_model(model, payload.inputs),
-                Path(folder) / "openvino_model.xml",
-                compress_to_fp16=False,
-            )
-            del model
-            _, prefill, decode = genai_run(Path(folder), payload.properties, PROMPT, tokens)
-        queue.put((prefill, decode, _peak_rss_bytes() - imported))
-        return
-    call: Call | str
-    if variant == "openvino":
-        call = _openvino(pte)
-    elif variant == "backend":
-        call = _executorch(pte)
-    else:
-        call = _xnnpack(layers, cache, configuration)
-    if isinstance(call, str):
-        queue.put(call)
-        return
-    _steps(call, 4)  # warm-up: the first calls compile OpenVINO's kernels for their shapes
-    times = _steps(call, tokens)
-    queue.put((times[0], statistics.median(times[1:]), _peak_rss_bytes() - imported))
+        xml = folder / "openvino_model.xml"
+        ov.save_model(genai_model(model, payload.inputs), xml, compress_to_fp16=False)
+        del model
+        pipeline = GenaiPipeline(folder, payload.properties)
+
+        def generate() -> tuple[float, float]:
+            _, first, per_token = pipeline.generate(PROMPT, tokens)
+            return first, per_token
+
+        return generate
+    call = _openvino(pte) if variant == "openvino" else _executorch(pte)
+
+    def steps() -> tuple[float, float]:
+        times = _steps(call, tokens)
+        return times[0], statistics.median(times[1:])
+
+    return steps
+
+
+def _timed_in_child(ptes: dict[str, Path], tokens: int, rounds: int, queue: Any) -> None:
+    """Time every variant in one process, taking turns: each variant's runs, one per round.
+
+    Turns spread the machine's changing load over every variant alike, so
+    their ratios hold where runs in separate processes would drift.
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        runs = {
+            variant: _runner(variant, pte, tokens, Path(folder)) for variant, pte in ptes.items()
+        }
+        for run in runs.values():
+            run()  # warm-up: the first calls compile OpenVINO's kernels for their shapes
+        times: dict[str, list[tuple[float, float]]] = {variant: [] for variant in runs}
+        for _ in range(rounds):
+            for variant, run in runs.items():
+                times[variant].append(run())
+    queue.put(times)
+
+
+def _peak_in_child(variant: str, pte: Path, queue: Any) -> None:
+    """The peak RSS of loading ``variant`` and generating 8 tokens, above the RSS with its libraries."""
+    imported = _rss_bytes()
+    _reset_peak_rss()
+    with tempfile.TemporaryDirectory() as folder:
+        _runner(variant, pte, 8, Path(folder))()
+    queue.put(_peak_rss_bytes() - imported)
 
 
 VARIANTS = {
@@ -327,14 +349,14 @@ def main() -> None:
         "--configs", default=",".join(CONFIGURATIONS), help=f"of {', '.join(CONFIGURATIONS)}"
     )
     parser.add_argument("--group", type=int, default=64, help="int4 group size (32, 64 or 128)")
+    parser.add_argument("--rounds", type=int, default=3, help="turns each variant takes")
     parser.add_argument("--no-xnnpack", action="store_true")
     args = parser.parse_args()
     cache = PROMPT + args.tokens + 16
     configurations = args.configs.split(",")
     if unknown := set(configurations) - set(CONFIGURATIONS):
         parser.error(f"unknown configurations {sorted(unknown)}; expected some of {CONFIGURATIONS}")
-    variants = [v for v in VARIANTS if (v != "genai" or genai_available())]
-    variants = [v for v in variants if v != "xnnpack" or not args.no_xnnpack]
+    variants = [v for v in VARIANTS if v != "xnnpack" and (v != "genai" or genai_available())]
     if not genai_available():
         report("openvino.genai is not installed (uv run --group genai ...): no genai row")
 
@@ -354,23 +376,45 @@ def main() -> None:
             )
             if number == 0:
                 _first_configuration_extras(pte, lowering, whole, weights_bytes, args.tokens)
-            header = f"{'prefill 128 ms':>15} {'ratio':>6} {'decode ms/token':>16} {'tokens/s':>9} {'ratio':>6} {'peak RSS MiB':>13}"
-            report(f"{'':32} {header}")
-            baseline: tuple[float, float] | None = None
-            for variant in variants:
-                measured = _in_child(
-                    _measure_in_child, variant, pte, args.layers, configuration, args.tokens
+            ptes = {variant: pte for variant in variants if variant != "xnnpack"}
+            refusals = {}
+            if not args.no_xnnpack:
+                xnnpack = Path(folder) / "xnnpack.pte"
+                refusal = _in_child(
+                    _lower_xnnpack_in_child, args.layers, cache, configuration, xnnpack
                 )
-                if isinstance(measured, str):
-                    report(f"{VARIANTS[variant]:32} {measured}")
-                    continue
-                prefill, decode, peak = measured
-                baseline = baseline or (prefill, decode)
-                report(
-                    f"{VARIANTS[variant]:32} {prefill * 1e3:15.1f} {prefill / baseline[0]:6.2f} "
-                    f"{decode * 1e3:16.2f} {1 / decode:9.2f} {decode / baseline[1]:6.2f} "
-                    f"{peak / 2**20:13.0f}"
-                )
+                if refusal is None:
+                    ptes["xnnpack"] = xnnpack
+                else:
+                    refusals["xnnpack"] = refusal
+            times = _in_child(_timed_in_child, ptes, args.tokens, args.rounds)
+            peaks = {
+                variant: _in_child(_peak_in_child, variant, path) for variant, path in ptes.items()
+            }
+            _report_table(times, peaks, refusals)
+
+
+def _report_table(
+    times: dict[str, list[tuple[float, float]]], peaks: dict[str, int], refusals: dict[str, str]
+) -> None:
+    """A row per variant: medians over the rounds, with ratios to the first row's."""
+    header = (
+        f"{'prefill 128 ms':>15} {'ratio':>6} {'decode ms/token':>16} {'tokens/s':>9} "
+        f"{'ratio':>6} {'peak RSS MiB':>13}"
+    )
+    report(f"{'':32} {header}")
+    baseline: tuple[float, float] | None = None
+    for variant, runs in times.items():
+        prefill = statistics.median(run[0] for run in runs)
+        decode = statistics.median(run[1] for run in runs)
+        baseline = baseline or (prefill, decode)
+        report(
+            f"{VARIANTS[variant]:32} {prefill * 1e3:15.1f} {prefill / baseline[0]:6.2f} "
+            f"{decode * 1e3:16.2f} {1 / decode:9.2f} {decode / baseline[1]:6.2f} "
+            f"{peaks[variant] / 2**20:13.0f}"
+        )
+    for variant, refusal in refusals.items():
+        report(f"{VARIANTS[variant]:32} {refusal}")
 
 
 if __name__ == "__main__":
