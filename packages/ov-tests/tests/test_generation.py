@@ -114,6 +114,20 @@ def attention_ops(path):
     )
 
 
+def assert_cache_fused_with_attention(path, payload, model):
+    """Each layer's cache is state of a free length that OpenVINO's CPU plugin fuses with its attention."""
+    states = [s for d in inspect_program(path).delegates for s in d.states]
+    assert all(s.endswith("f32[1,2,?,16]") for s in states) and len(states) == 4
+    # One node per layer, whose extra outputs are the keys and values it keeps.
+    compiled = ov.Core().compile_model(model, "CPU", dict(payload.properties))
+    fused = [
+        op
+        for op in compiled.get_runtime_model().get_ops()
+        if op.get_rt_info()["layerType"].astype(str) == "ScaledDotProductAttention"
+    ]
+    assert [op.get_output_size() for op in fused] == [3, 3]
+
+
 def test_attention_over_the_cache_is_openvinos_own(decoder):
     _, path = decoder
     ((payload, model),) = delegate_models(path)
@@ -123,17 +137,7 @@ def test_attention_over_the_cache_is_openvinos_own(decoder):
     assert payload.inputs[1] == POSITIONS_ARGUMENT
     assert inspect_program(path).delegates[0].inputs[1] == "KV-cache positions i64[?]"
     assert payload.properties["KV_CACHE_PRECISION"] == "f32"
-    states = [s for d in inspect_program(path).delegates for s in d.states]
-    assert all(s.endswith("f32[1,2,?,16]") for s in states) and len(states) == 4
-    # OpenVINO's CPU plugin fuses each layer's attention with its cache: one
-    # node whose extra outputs are the keys and values it keeps.
-    compiled = ov.Core().compile_model(model, "CPU", dict(payload.properties))
-    fused = [
-        op
-        for op in compiled.get_runtime_model().get_ops()
-        if op.get_rt_info()["layerType"].astype(str) == "ScaledDotProductAttention"
-    ]
-    assert [op.get_output_size() for op in fused] == [3, 3]
+    assert_cache_fused_with_attention(path, payload, model)
 
 
 @pytest.mark.parametrize(
@@ -305,15 +309,7 @@ def test_executorch_llamas_attention_over_the_cache_is_openvinos_own(executorch_
     assert payload.inputs.count(FIRST_POSITION_ARGUMENT) == 1
     inputs = inspect_program(path).delegates[-1].inputs
     assert inputs.count("first KV-cache position i64[]") == 1
-    states = [s for d in inspect_program(path).delegates for s in d.states]
-    assert all(s.endswith("f32[1,2,?,16]") for s in states) and len(states) == 4
-    compiled = ov.Core().compile_model(model, "CPU", dict(payload.properties))
-    fused = [
-        op
-        for op in compiled.get_runtime_model().get_ops()
-        if op.get_rt_info()["layerType"].astype(str) == "ScaledDotProductAttention"
-    ]
-    assert [op.get_output_size() for op in fused] == [3, 3]
+    assert_cache_fused_with_attention(path, payload, model)
 
 
 @pytest.mark.parametrize("first", [3, len(PROMPT) + 1], ids=["rewinds", "skips_a_position"])
