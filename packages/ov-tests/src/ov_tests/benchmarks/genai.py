@@ -30,6 +30,7 @@ from openvino import opset13
 from ov_convert import POSITIONS_ARGUMENT
 
 _LOGITS = "logits"
+_ID_INPUTS = ("input_ids", "attention_mask", "position_ids")
 
 
 def genai_model(model: ov.Model, inputs: str) -> ov.Model:
@@ -88,9 +89,6 @@ def genai_model(model: ov.Model, inputs: str) -> ov.Model:
     result.output(0).get_tensor().set_names({_LOGITS})
     model.validate_nodes_and_infer_types()
     return model
-
-
-_ID_INPUTS = ("input_ids", "attention_mask", "position_ids")
 
 
 def _parameter(name: str, shape: list[int], element_type: ov.Type) -> ov.Node:

@@ -29,7 +29,7 @@ Measured side by side in one run:
 - each variant's peak RSS, loading it and generating 8 tokens in a process
   of its own, above that process's once its libraries are imported;
 - the ``.pte``'s size;
-- for the first configuration: the bytes a decode step moves between
+- for the float32 configuration: the bytes a decode step moves between
   ExecuTorch and the delegates (:func:`ov_tests.llm.decode_step_bytes`), at
   two cache lengths; the peak RSS of lowering the exported program and
   serializing the ``.pte``, above the RSS when lowering starts, against the
@@ -302,9 +302,7 @@ VARIANTS = {
 }
 
 
-def _first_configuration_extras(
-    pte: Path, lowering: int, whole: int, weights: int, tokens: int
-) -> None:
+def _float32_extras(pte: Path, lowering: int, whole: int, weights: int, tokens: int) -> None:
     """Memory of lowering, bytes a decode step moves, RSS while generating, a second prompt."""
     report(
         f"weights {weights / 2**20:.0f} MiB; peak RSS of lowering and serializing, above the "
@@ -361,7 +359,7 @@ def main() -> None:
         report("openvino.genai is not installed (uv run --group genai ...): no genai row")
 
     with tempfile.TemporaryDirectory() as folder:
-        for number, name in enumerate(configurations):
+        for name in configurations:
             weights, precision = name.split("/")
             configuration = (weights, precision, args.group)
             pte = Path(folder) / "llm.pte"
@@ -374,8 +372,8 @@ def main() -> None:
                 f"precision {precision}, cache of {cache} positions; .pte "
                 f"{pte.stat().st_size / 2**20:.0f} MiB"
             )
-            if number == 0:
-                _first_configuration_extras(pte, lowering, whole, weights_bytes, args.tokens)
+            if weights == "float32":  # torchao's quantized tensors do not count their bytes
+                _float32_extras(pte, lowering, whole, weights_bytes, args.tokens)
             ptes = {variant: pte for variant in variants if variant != "xnnpack"}
             refusals = {}
             if not args.no_xnnpack:
