@@ -2,7 +2,7 @@
 
 import logging
 import operator
-from typing import cast
+from typing import ClassVar, cast
 
 import pytest
 import torch
@@ -90,7 +90,7 @@ class Refusing:
         self.named = named
         self.calls = 0
 
-    def __call__(self, program, partitions, compile_specs, backend):
+    def __call__(self, program, partitions, compile_specs, backend, weights=None):
         self.calls += 1
         errors = {}
         for index, partition in enumerate(partitions):
@@ -232,6 +232,47 @@ def test_trial_lower_hands_each_partition_to_preprocess_with_zero_weights_and_le
     weights = list(partition.state_dict.values())
     assert {(2, 3), (2,)} <= {tuple(w.shape) for w in weights}
     assert all(not isinstance(w, FakeTensor) and not w.any() for w in weights)
+
+
+class Converting:
+    """A backend whose convert step records the weights of each partition it converts."""
+
+    seen: ClassVar[list[dict[str, torch.Tensor]]] = []
+
+    @staticmethod
+    def convert(program, compile_specs):
+        Converting.seen.append(dict(program.state_dict))
+
+    @staticmethod
+    def preprocess(program, compile_specs):
+        raise AssertionError("the trial calls convert")
+
+
+def test_the_trial_converts_with_the_weights_ops_to_not_decompose_saw(monkeypatch):
+    monkeypatch.setattr(Converting, "seen", [])
+    monkeypatch.setattr(partitioner_module, "registered_backend", lambda: Converting)
+
+    real = to_edge(torch.export.export(torch.nn.Linear(3, 2), (torch.randn(4, 3),)))
+    program = real.exported_program()
+    partitioner = OpenvinoPartitioner()
+    partitioner.ops_to_not_decompose(program)
+    partitioner.partition(get_fake_program(program))
+    (weights,) = Converting.seen
+    assert weights.keys() == program.state_dict.keys()
+    for name, weight in weights.items():
+        assert weight.data_ptr() == program.state_dict[name].data_ptr()  # shared, not copied
+
+
+def test_weights_of_another_shape_or_not_seen_are_converted_as_zeros(monkeypatch):
+    monkeypatch.setattr(Converting, "seen", [])
+    real = to_edge(torch.export.export(torch.nn.Linear(3, 2), (torch.randn(4, 3),)))
+    program = get_fake_program(real.exported_program())
+    names = [node.name for node in program.graph.nodes if node.op == "call_function"]
+    other_shape = {"weight": torch.ones(3, 2)}
+    assert trial_lower(program, [names], [], Converting, other_shape) == {}
+    (weights,) = Converting.seen
+    assert {"weight", "bias"} <= weights.keys()
+    assert all(not weight.any() for weight in weights.values())
 
 
 def test_trial_lower_prefers_the_backend_convert_step_to_preprocess():

@@ -33,6 +33,7 @@ from ov_convert.model_pipeline import finish_model
 from ov_convert.named_weights import ALIGNMENT, external_tag, pool_weights
 from ov_convert.payload import CACHE_POSITION_ARGUMENTS, Payload
 from ov_convert.states import State, lift_states
+from ov_convert.trial_models import forget_trial_models, keep_trial_model, take_trial_model
 from ov_passes import DEFAULT_PASSES, REWRITES, run_passes
 from ov_spec import BACKEND_ID, OpenvinoOptions
 
@@ -122,11 +123,16 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
 
         The conversion does not depend on the compile specs, which the
         partitioner has already parsed and checked, so they are not read here.
+        The model is kept for preprocess of the same partition, which reuses
+        it instead of converting again (:mod:`ov_convert.trial_models`); the
+        caller must not change it.
 
         Raises:
             ConversionError: OpenVINO could not convert the partition.
         """
-        return _convert(edge_program)[0]
+        model = _convert(edge_program)[0]
+        keep_trial_model(edge_program, model)
+        return model
 
     @staticmethod
     def preprocess(
@@ -165,6 +171,10 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
         ``compiled_blob`` compile spec, the model is also compiled for the
         device and the exported blob stored beside the IR
         (:mod:`ov_convert.compiled_blob`).
+
+        A partition the partitioner converted on trial with the same values is
+        not converted again: its trial's model is taken
+        (:mod:`ov_convert.trial_models`).
 
         The weights of all the partitions are one piece of ExecuTorch named
         data (:mod:`ov_convert.named_weights`), each distinct constant once,
@@ -210,6 +220,9 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
         except BaseException:
             pool.unlink()
             raise
+        finally:
+            # Models of partitions that were split or left out hold the weights.
+            forget_trial_models()
         store = None
         if named is None:
             pool.unlink()
@@ -243,8 +256,13 @@ class _Lowered:
 
 
 def _lower(program: ExportedProgram, options: OpenvinoOptions, folder: Path) -> _Lowered:
-    """Convert one partition and save its IR in ``folder`` (made here)."""
-    model, inputs, outputs = _convert(program)
+    """Convert one partition, or take its trial's model, and save its IR in ``folder`` (made here)."""
+    model = take_trial_model(program)
+    if model is None:
+        model, inputs, outputs = _convert(program)
+    else:
+        inputs, outputs = user_input_values(program), output_values(program)
+        logger.debug("reused the trial conversion of a partition")
     inputs_signature = input_signature(model, inputs)
     fused = any(letter in inputs_signature for letter in CACHE_POSITION_ARGUMENTS)
     properties = options.properties(fused_kv_cache=fused)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import operator
 import os
+import weakref
 from collections.abc import Callable, Collection, Sequence
 from typing import final
 
@@ -18,6 +19,7 @@ from executorch.exir.backend.backend_details import BackendDetails
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
 from executorch.exir.backend.utils import tag_constant_data
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.export import ExportedProgram
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 
@@ -88,6 +90,11 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         self.delegation_spec = DelegationSpec(BACKEND_ID, specs)
         self.skip_ops = frozenset(skip_ops)
         self.rejections: dict[str, str] = {}
+        # The weights of the programs ops_to_not_decompose saw, for the trial
+        # conversions; weakly, so that the partitioner keeps no program alive.
+        self._weights: weakref.WeakValueDictionary[str, torch.Tensor] = (
+            weakref.WeakValueDictionary()
+        )
 
     def ops_to_not_decompose(
         self, ep: ExportedProgram
@@ -103,7 +110,15 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         attention of an LLM's KV cache, which OpenVINO runs as its own
         attention, where ``ep`` holds no other attention
         (:mod:`ov_partition.cache_attention`).
+
+        ``to_edge_transform_and_lower`` calls this with the real program, the
+        last time the partitioner sees its weights before it gets fakes in
+        their place. It notes them so that :meth:`partition` converts with
+        them, and preprocess can reuse that conversion (``ov_convert.trial_models``).
         """
+        for name, value in [*ep.state_dict.items(), *ep.constants.items()]:
+            if isinstance(value, torch.Tensor) and not isinstance(value, FakeTensor):
+                self._weights[name] = value
         names = sorted(
             {
                 *getattr(registered_backend(), "ops_kept_whole", ()),
@@ -166,7 +181,9 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
             untried = [nodes for nodes in partitions if _names(nodes) not in converted]
             if not untried:
                 break
-            errors = trial_lower(exported_program, [_names(n) for n in untried], *trial)
+            errors = trial_lower(
+                exported_program, [_names(n) for n in untried], *trial, self._weights
+            )
             if not errors:
                 break
             trial_round += 1

@@ -10,8 +10,14 @@ failure names the node, which then stays on the CPU.
 
 A backend class may offer ``convert(edge_program, compile_specs)``: every step
 of its ``preprocess`` that can refuse a partition, without serializing the
-result (``ov_convert``'s backend does). The trial calls it when it is there, so
-a trial costs no payload; otherwise it calls ``preprocess``.
+result (``ov_convert``'s backend does, and keeps the model for its preprocess
+of the same partition). The trial calls it when it is there, so a trial costs
+no payload; otherwise it calls ``preprocess``.
+
+ExecuTorch hands the partitioner fake weights. The trial converts with the
+real ones where the caller has them (the partitioner notes the weights of the
+program its ``ops_to_not_decompose`` sees), and with zeros elsewhere: a
+conversion's success does not depend on their values.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import logging
 import mmap
 import operator
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import cast
 
 import torch
@@ -83,21 +89,25 @@ def _untouched_zeros(shape: torch.Size, dtype: torch.dtype) -> torch.Tensor:
     return torch.frombuffer(mapping, dtype=dtype).view(shape)  # the tensor keeps the mapping
 
 
-def _materialized(program: ExportedProgram) -> ExportedProgram:
-    """Copy ``program`` with a graph of its own; fake weights become zeros of their shape and dtype.
+def _materialized(program: ExportedProgram, weights: Mapping[str, torch.Tensor]) -> ExportedProgram:
+    """Copy ``program`` with a graph of its own; fake weights become real ones, or zeros.
 
     ExecuTorch hands the partitioner a program whose state dict holds
-    ``FakeTensor``s (``get_fake_program``). Conversion needs real constants;
-    their values do not decide whether a node converts. The zeros take no
-    memory (:func:`_untouched_zeros`), so a trial costs little beside the
-    program however large its weights are.
+    ``FakeTensor``s (``get_fake_program``). Conversion needs real constants.
+    A fake weight becomes the tensor of its name in ``weights`` when that has
+    its shape and dtype (shared, not copied), else zeros: their values do not
+    decide whether a node converts. The zeros take no memory
+    (:func:`_untouched_zeros`), so a trial costs little beside the program
+    however large its weights are.
     """
     state_dict: dict[str, torch.Tensor] = {}
     for key, value in program.state_dict.items():
         if isinstance(value, FakeTensor):
-            zeros = _untouched_zeros(value.shape, value.dtype)
+            real = weights.get(key)
+            if real is None or real.shape != value.shape or real.dtype != value.dtype:
+                real = _untouched_zeros(value.shape, value.dtype)
             value = (
-                torch.nn.Parameter(zeros, False) if isinstance(value, torch.nn.Parameter) else zeros
+                torch.nn.Parameter(real, False) if isinstance(value, torch.nn.Parameter) else real
             )
         state_dict[key] = value
     graph_module = copy.deepcopy(program.graph_module)
@@ -119,6 +129,7 @@ def trial_lower(
     partitions: Sequence[Collection[str]],
     compile_specs: list[CompileSpec],
     backend: type[BackendDetails],
+    weights: Mapping[str, torch.Tensor] | None = None,
 ) -> dict[int, Exception]:
     """Lower each partition of ``program`` alone with ``backend``; return the errors by partition index.
 
@@ -127,15 +138,17 @@ def trial_lower(
         partitions: The names of each partition's call_function nodes, disjoint.
         compile_specs: The compile specs the delegates get.
         backend: The ``BackendDetails`` class lowering calls (:func:`registered_backend`).
+        weights: Real values of the program's fake weights, by state-dict name;
+            the others are converted as zeros.
 
     Each partition is cut out as ExecuTorch's ``to_backend`` cuts it
     (``create_submodule_from_nodes``, ``create_exported_program_from_submodule``)
-    from a copy of the program whose weights are zeros, and handed to
+    from a copy of the program with real weights (:func:`_materialized`), and handed to
     ``backend.convert`` if the backend has one, else to ``backend.preprocess``.
     Any exception it raises is the partition's error.
     """
     convert = getattr(backend, "convert", backend.preprocess)
-    owner = _materialized(program)
+    owner = _materialized(program, weights or {})
     graph_module = owner.graph_module
     nodes = {node.name: node for node in graph_module.graph.nodes}
     for index, names in enumerate(partitions):
