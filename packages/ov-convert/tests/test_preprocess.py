@@ -187,3 +187,17 @@ def test_a_compiled_blob_for_a_device_missing_here_names_the_devices_found():
         ConversionError, match=r"(?s)device 'NPU.7'.*'compiled_blob'.*devices here: .*CPU"
     ):
         preprocess(Mixed(), inputs, specs)
+
+
+def test_preprocess_gets_a_copy_of_the_partition_that_shares_its_weights():
+    program = to_edge(
+        torch.export.export(Mixed(), (torch.randn(2, 4), torch.ones(3)))
+    ).exported_program()
+    copied = OvExecutorchBackend.copy_exported_program_for_preprocess(program, [])
+    assert copied.graph_module is not program.graph_module
+    assert copied.graph is not program.graph
+    assert copied.state_dict.keys() == program.state_dict.keys()
+    assert all(copied.state_dict[name] is value for name, value in program.state_dict.items())
+    before = {name: value.clone() for name, value in program.state_dict.items()}
+    OvExecutorchBackend.preprocess(copied, [])
+    assert all(torch.equal(program.state_dict[name], value) for name, value in before.items())

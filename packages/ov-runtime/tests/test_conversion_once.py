@@ -11,15 +11,22 @@ from ov_partition import OpenvinoPartitioner
 
 
 class TwoPartitions(torch.nn.Module):
-    """Two linear layers with a ReLU between them that the partitioner is told to skip."""
+    """Two linear layers with a ReLU between them that the partitioner is told to skip.
+
+    The norm's epsilon becomes a tensor constant that ExecuTorch lifts while
+    it makes the edge program, after ``ops_to_not_decompose`` (as in
+    transformers' ``LlamaRMSNorm``).
+    """
 
     def __init__(self):
         super().__init__()
         torch.manual_seed(0)
+        self.eps = 1e-6
         self.first = torch.nn.Linear(16, 32)
         self.second = torch.nn.Linear(32, 8)
 
     def forward(self, x):
+        x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
         return self.second(torch.relu(self.first(x)))
 
 

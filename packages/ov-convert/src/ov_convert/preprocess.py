@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 import tempfile
 from dataclasses import dataclass, replace
@@ -133,6 +134,22 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
         model = _convert(edge_program)[0]
         keep_trial_model(edge_program, model)
         return model
+
+    @classmethod
+    def copy_exported_program_for_preprocess(
+        cls, edge_program: ExportedProgram, compile_specs: list[CompileSpec]
+    ) -> ExportedProgram:
+        """Copy the partition for preprocess, its weights shared rather than copied.
+
+        ExecuTorch's ``to_backend`` deep-copies each partition before preprocess,
+        since a backend may change the program (``BackendDetails``' default).
+        Preprocess here changes a copy of the graph and never writes a weight
+        (the passes and OpenVINO's frontend read them), so the copy of every
+        weight would only double the memory lowering takes.
+        """
+        tensors = [*edge_program.state_dict.values(), *edge_program.constants.values()]
+        shared = {id(value): value for value in tensors if isinstance(value, torch.Tensor)}
+        return copy.deepcopy(edge_program, shared)
 
     @staticmethod
     def preprocess(

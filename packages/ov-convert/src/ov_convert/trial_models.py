@@ -68,11 +68,13 @@ def _tensor_layouts(tensors: dict[str, torch.Tensor]) -> list[tuple[str, str, tu
 
 
 def _equal(kept: dict[str, torch.Tensor], given: dict[str, torch.Tensor]) -> bool:
-    """Whether the trial's tensors and preprocess's hold the same values (NaN differs from itself)."""
+    """Whether preprocess's tensors are the trial's, or hold the same values (NaN differs from itself)."""
     if kept.keys() != given.keys():
         return False
     try:
-        return all(torch.equal(kept[name], given[name]) for name in kept)
+        return all(
+            kept[name] is given[name] or torch.equal(kept[name], given[name]) for name in kept
+        )
     except (RuntimeError, TypeError, NotImplementedError):  # a tensor type without equal
         return False
 

@@ -89,23 +89,37 @@ def _untouched_zeros(shape: torch.Size, dtype: torch.dtype) -> torch.Tensor:
     return torch.frombuffer(mapping, dtype=dtype).view(shape)  # the tensor keeps the mapping
 
 
+def _real_value(fake: FakeTensor, known: torch.Tensor | None) -> torch.Tensor:
+    """The value of weight ``fake``: ``known`` (shared, not copied), or the constant it carries, or zeros.
+
+    ``known`` counts when it has the fake's shape and dtype. PyTorch's fake
+    tensors carry the value of the small constants it propagates
+    (``FakeTensor.constant``), such as the scalars ExecuTorch lifts into
+    tensors while it makes the edge program, after the partitioner last saw
+    real weights.
+    """
+    for value in (known, fake.constant):
+        if not isinstance(value, torch.Tensor) or isinstance(value, FakeTensor):
+            continue
+        if value.shape == fake.shape and value.dtype == fake.dtype:
+            return value
+    return _untouched_zeros(fake.shape, fake.dtype)
+
+
 def _materialized(program: ExportedProgram, weights: Mapping[str, torch.Tensor]) -> ExportedProgram:
     """Copy ``program`` with a graph of its own; fake weights become real ones, or zeros.
 
     ExecuTorch hands the partitioner a program whose state dict holds
-    ``FakeTensor``s (``get_fake_program``). Conversion needs real constants.
-    A fake weight becomes the tensor of its name in ``weights`` when that has
-    its shape and dtype (shared, not copied), else zeros: their values do not
-    decide whether a node converts. The zeros take no memory
-    (:func:`_untouched_zeros`), so a trial costs little beside the program
-    however large its weights are.
+    ``FakeTensor``s (``get_fake_program``). Conversion needs real constants
+    (:func:`_real_value`); their values do not decide whether a node
+    converts, so where none is known, zeros that take no memory
+    (:func:`_untouched_zeros`) stand in, and a trial costs little beside the
+    program however large its weights are.
     """
     state_dict: dict[str, torch.Tensor] = {}
     for key, value in program.state_dict.items():
         if isinstance(value, FakeTensor):
-            real = weights.get(key)
-            if real is None or real.shape != value.shape or real.dtype != value.dtype:
-                real = _untouched_zeros(value.shape, value.dtype)
+            real = _real_value(value, weights.get(key))
             value = (
                 torch.nn.Parameter(real, False) if isinstance(value, torch.nn.Parameter) else real
             )
