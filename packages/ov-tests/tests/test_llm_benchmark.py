@@ -11,6 +11,7 @@ from ov_runtime import lower
 from ov_runtime.facade.inspection import delegate_models
 from ov_tests.benchmarks.genai import GenaiPipeline, genai_model
 from ov_tests.benchmarks.llm import _model
+from ov_tests.benchmarks.nncf_size import nncf_ir_bytes
 from ov_tests.llm import eager_greedy, export_decoder, tiny_decoder
 
 PROMPT = list(range(1, 8))
@@ -96,3 +97,21 @@ def test_tied_embedding_is_stored_once_compressed(weights, bits):
         if isinstance(module, torch.nn.Linear) and name != "lm_head"
     )
     assert size <= 1.1 * (embedding + inner * bits / 8)
+
+
+@pytest.mark.filterwarnings("ignore:Mutation on a buffer in the model is detected")
+@pytest.mark.parametrize(("weights", "bits"), [("int8", 8), ("int4", 4)])
+def test_nncf_compresses_the_same_weights_to_their_format(weights, bits):
+    pytest.importorskip("nncf", reason="the workspace's builtin-openvino group is not installed")
+    float_model = _model(1)
+    embedding = float_model.model.embed_tokens.weight.numel()
+    inner = sum(
+        module.weight.numel()
+        for name, module in float_model.named_modules()
+        if isinstance(module, torch.nn.Linear) and name != "lm_head"
+    )
+    size = nncf_ir_bytes(float_model, weights, 64)
+    # The tied embedding once in int8 and the decoder layers at their width,
+    # plus scales, norms and the graph: never the float32 weights.
+    values = embedding + inner * bits / 8
+    assert values < size <= 1.2 * values

@@ -28,7 +28,9 @@ Measured side by side in one run:
   the median over the rounds;
 - each variant's peak RSS, loading it and generating 8 tokens in a process
   of its own, above that process's once its libraries are imported;
-- the ``.pte``'s size;
+- the ``.pte``'s size, and for int8 and int4 weights the size of NNCF's
+  compressed IR of the same weights in the same format
+  (:mod:`ov_tests.benchmarks.nncf_size`; when ``nncf`` is installed);
 - for the float32 configuration: the bytes a decode step moves between
   ExecuTorch and the delegates (:func:`ov_tests.llm.decode_step_bytes`), at
   two cache lengths; the peak RSS of lowering the exported program and
@@ -64,6 +66,7 @@ from ov_runtime import generate, load_program, lower
 from ov_runtime.facade.inspection import delegate_models
 from ov_tests.benchmarks._timing import report
 from ov_tests.benchmarks.genai import GenaiPipeline, genai_available, genai_model
+from ov_tests.benchmarks.nncf_size import nncf_available, nncf_ir_bytes
 from ov_tests.llm import decode_step_bytes, export_decoder
 
 PROMPT = 128
@@ -154,6 +157,12 @@ def _lower_in_child(
     path.write_bytes(lower(exported, compile_specs=_specs(precision)).buffer)
     lowering = _peak_rss_bytes() - start
     queue.put((lowering, max(whole, _peak_rss_bytes()) - imported, _weights_bytes(model)))
+
+
+def _nncf_in_child(layers: int, configuration: tuple[str, str, int], queue: Any) -> None:
+    """The bytes of NNCF's IR of the same seeded weights in the configuration's weight format."""
+    weights, _, group = configuration
+    queue.put(nncf_ir_bytes(_model(layers), weights, group))
 
 
 def _in_child(target: Callable[..., None], *args: Any) -> Any:
@@ -357,6 +366,8 @@ def main() -> None:
     variants = [v for v in VARIANTS if v != "xnnpack" and (v != "genai" or genai_available())]
     if not genai_available():
         report("openvino.genai is not installed (uv run --group genai ...): no genai row")
+    if not nncf_available():
+        report("nncf is not installed (uv run --group builtin-openvino ...): no NNCF sizes")
 
     with tempfile.TemporaryDirectory() as folder:
         for name in configurations:
@@ -374,6 +385,12 @@ def main() -> None:
             )
             if weights == "float32":  # torchao's quantized tensors do not count their bytes
                 _float32_extras(pte, lowering, whole, weights_bytes, args.tokens)
+            elif nncf_available():
+                nncf = _in_child(_nncf_in_child, args.layers, configuration)
+                report(
+                    f"NNCF's IR of the same weights in the same format: {nncf / 2**20:.0f} MiB; "
+                    f"the .pte is {pte.stat().st_size / nncf:.3f}x"
+                )
             ptes = {variant: pte for variant in variants if variant != "xnnpack"}
             refusals = {}
             if not args.no_xnnpack:
