@@ -41,13 +41,26 @@ def test_a_weight_of_another_value_is_converted_anew():
     assert take_trial_model(program) is not None
 
 
-def test_a_nan_weight_never_matches():
+def test_a_negative_zero_is_not_a_zero():
+    program = linear_program()
+    weight = next(name for name in program.state_dict if name.endswith("weight"))
+    with torch.no_grad():
+        program.state_dict[weight].zero_()
+    OvExecutorchBackend.convert(program, [])
+    negative = copy.deepcopy(program)
+    with torch.no_grad():
+        negative.state_dict[weight].neg_()  # -0.0 everywhere: 1 / w is -inf
+    assert take_trial_model(negative) is None
+    assert take_trial_model(copy.deepcopy(program)) is not None
+
+
+def test_a_nan_weight_matches_its_own_bits():
     program = linear_program()
     weight = next(name for name in program.state_dict if name.endswith("weight"))
     with torch.no_grad():
         program.state_dict[weight][0, 0] = float("nan")
-    OvExecutorchBackend.convert(program, [])
-    assert take_trial_model(copy.deepcopy(program)) is None
+    model = OvExecutorchBackend.convert(program, [])
+    assert take_trial_model(copy.deepcopy(program)) is model
 
 
 def test_another_graph_is_converted_anew():
@@ -63,3 +76,22 @@ def test_preprocess_drops_what_it_did_not_take():
     OvExecutorchBackend.convert(trial, [])
     OvExecutorchBackend.preprocess(linear_program(seed=2), [])
     assert take_trial_model(trial) is None
+
+
+def test_control_flow_with_other_branches_is_converted_anew():
+    class Branches(torch.nn.Module):
+        def __init__(self, swapped):
+            super().__init__()
+            self.swapped = swapped
+
+        def forward(self, x):
+            first, second = (torch.cos, torch.sin) if self.swapped else (torch.sin, torch.cos)
+            return torch.cond(x.sum() > 0, lambda x: first(x), lambda x: second(x), (x,))
+
+    def program(swapped):
+        exported = torch.export.export(Branches(swapped), (torch.rand(3),))
+        return to_edge(exported).exported_program()
+
+    OvExecutorchBackend.convert(program(swapped=False), [])
+    assert take_trial_model(program(swapped=True)) is None
+    assert take_trial_model(program(swapped=False)) is not None

@@ -13,8 +13,11 @@ rewrite the OpenVINO model after it, before it is serialized:
    constants alone that read a compressed weight become constants (OpenVINO's
    CPU plugin fails to compile some of them).
 3. :func:`~ov_convert.compressed_weights.four_bit_weights`: 8-bit weights whose
-   values fit in 4 bits are stored as i4/u4. Last, once folding has removed
+   values fit in 4 bits are stored as i4/u4, once folding has removed
    readers other than the weight decompression.
+4. :func:`~ov_convert.shared_matmul_operands.align_matmul_transposes`: an
+   operand several MatMuls read both transposed and not is read with one flag
+   (OpenVINO's CPU plugin computes the mixed form wrong).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import openvino as ov
 from ov_convert.appended_caches import append_caches
 from ov_convert.compressed_weights import four_bit_weights
 from ov_convert.constant_readers import fold_constant_readers
+from ov_convert.shared_matmul_operands import align_matmul_transposes
 from ov_convert.states import State, make_stateful
 
 logger = logging.getLogger(__name__)
@@ -49,12 +53,15 @@ def finish_model(
     model, caches = append_caches(model)
     folded = fold_constant_readers(model)
     narrowed = four_bit_weights(model)
+    aligned = align_matmul_transposes(model)
     logger.debug(
         "finished a converted model: %d states (%d of them KV caches that grow), %d constant "
-        "computations on compressed weights folded, %d weights stored in 4 bits",
+        "computations on compressed weights folded, %d weights stored in 4 bits, %d MatMuls "
+        "reading a shared operand transposed",
         len(states),
         caches,
         folded,
         narrowed,
+        aligned,
     )
     return model
