@@ -197,6 +197,7 @@ def test_without_a_registered_backend_nothing_is_tried_and_a_warning_says_so(mon
         OpenvinoPartitioner().partition(program)
     assert len(delegated(program)) == 4
     assert "partitions are not converted on trial" in caplog.text
+    assert "import OpenvinoPartitioner from ov_runtime" in caplog.text
 
 
 def test_trial_lower_hands_each_partition_to_preprocess_with_known_or_zero_weights_and_leaves_the_program():

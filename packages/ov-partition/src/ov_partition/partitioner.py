@@ -166,8 +166,9 @@ class OpenvinoPartitioner(Partitioner):  # type: ignore[misc]
         backend = registered_backend()
         if backend is None:
             logger.warning(
-                "no %s backend is imported (import ov_convert or ov_runtime), so partitions "
-                "are not converted on trial and lowering fails on a node OpenVINO refuses",
+                "no %s backend is imported (import OpenvinoPartitioner from ov_runtime, or "
+                "import ov_convert): partitions are not converted on trial, and ExecuTorch "
+                "finds no backend to preprocess them unless one is imported before",
                 BACKEND_ID,
             )
         trial = None if backend is None else (list(self.delegation_spec.compile_specs), backend)
