@@ -60,3 +60,21 @@ def test_only_the_untransposed_reader_gets_a_transposed_copy():
     assert copy is not constant.output(0).get_node()
     np.testing.assert_array_equal(copy.get_data(), weight.T)
     assert align_matmul_transposes(model) == 0
+
+
+def test_a_compressed_weight_read_both_ways_computes_both_products():
+    # int8 values, their Convert and per-row scale: the form OpenVINO keeps compressed.
+    rng = np.random.default_rng(0)
+    values = rng.integers(-100, 100, (8, 8)).astype(np.int8)
+    scales = np.full((8, 1), 0.01, np.float32)
+    x = rng.standard_normal((1, 8)).astype(np.float32)
+    parameter = opset13.parameter([1, 8], np.float32)
+    weight = opset13.multiply(
+        opset13.convert(opset13.constant(values), ov.Type.f32), opset13.constant(scales)
+    )
+    transposed = opset13.matmul(parameter, weight, False, True)
+    model = ov.Model([opset13.matmul(transposed, weight, False, False)], [parameter])
+    assert align_matmul_transposes(model) == 1
+    compiled = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    dequantized = values.astype(np.float32) * scales
+    np.testing.assert_allclose(compiled([x])[0], x @ dequantized.T @ dequantized, rtol=1e-5)

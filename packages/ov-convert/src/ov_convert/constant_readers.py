@@ -53,7 +53,7 @@ def fold_constant_readers(model: ov.Model) -> int:
     values: dict[tuple[str, int], np.ndarray] = {}
     folded = 0
     for node in folds:
-        results = [_value(output, values) for output in node.outputs()]
+        results = [constant_value(output, values) for output in node.outputs()]
         if any(result is None for result in results):
             continue
         for output, result in zip(node.outputs(), results, strict=True):
@@ -66,8 +66,14 @@ def fold_constant_readers(model: ov.Model) -> int:
     return folded
 
 
-def _value(output: ov.Output, values: dict[tuple[str, int], np.ndarray]) -> np.ndarray | None:
-    """The value of a constant-only computation's output, or None where OpenVINO cannot evaluate it."""
+def constant_value(
+    output: ov.Output, values: dict[tuple[str, int], np.ndarray] | None = None
+) -> np.ndarray | None:
+    """The value of a constant-only computation's output, or None where OpenVINO cannot evaluate it.
+
+    ``values`` caches what was computed, by node name and output index.
+    """
+    values = {} if values is None else values
     node = output.get_node()
     key = (node.get_name(), output.get_index())
     if key in values:
@@ -76,7 +82,7 @@ def _value(output: ov.Output, values: dict[tuple[str, int], np.ndarray]) -> np.n
         return np.asarray(node.get_data())
     inputs = []
     for port in node.inputs():
-        value = _value(port.get_source_output(), values)
+        value = constant_value(port.get_source_output(), values)
         if value is None:
             return None
         inputs.append(ov.Tensor(np.ascontiguousarray(value)))

@@ -9,8 +9,8 @@ explicit ``Transpose`` in front of one does not help, since the plugin fuses it
 back into the flag. OpenVINO's own ``convert_model`` happens to fold the
 transpose into a second constant, which the plugin computes right. So here
 each MatMul that reads such a weight untransposed reads a transposed copy of
-it instead, with the flag set. The copy costs the weight's size once more, for
-this pattern alone.
+it instead, with the flag set. The copy costs the weight's size once more, in
+float for a compressed weight, for this pattern alone.
 """
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ from __future__ import annotations
 import numpy as np
 import openvino as ov
 from openvino import opset13
+
+from ov_convert.constant_readers import constant_value
+
+_STATEFUL = frozenset({"Parameter", "ReadValue", "Assign", "Result"})
 
 
 def _flag(matmul: ov.Node, port: int) -> bool:
@@ -28,39 +32,48 @@ def _flag(matmul: ov.Node, port: int) -> bool:
 def align_matmul_transposes(model: ov.Model) -> int:
     """Give each MatMul reading a constant untransposed, where others read it transposed, a copy.
 
-    Of a group of MatMuls that read the same constant at the same port (``a``
-    or ``b``) with differing ``transpose_a``/``transpose_b``, those without the
-    flag read a copy with its last two dims swapped, with the flag set: the
-    same product. Returns how many MatMuls were changed.
+    Of a group of MatMuls that read the same constant, or computation on
+    constants alone (a compressed weight's decompression), at the same port
+    (``a`` or ``b``) with differing ``transpose_a``/``transpose_b``, those
+    without the flag read a constant copy of its value with the last two dims
+    swapped, with the flag set: the same product. Returns how many MatMuls
+    were changed.
     """
     changed = 0
     nodes = model.get_ordered_ops()
     live = {node.get_name() for node in nodes}  # a node replaced earlier still reads its inputs
+    constant: set[str] = set()
     for node in nodes:
-        if node.get_type_name() != "Constant" or len(node.get_output_shape(0)) < 2:
-            continue  # a vector's flag does nothing
-        output = node.output(0)
-        for port in (0, 1):
-            readers = [
-                target.get_node()
-                for target in output.get_target_inputs()
-                if target.get_node().get_type_name() == "MatMul"
-                and target.get_index() == port
-                and target.get_node().get_name() in live
-            ]
-            if len({_flag(matmul, port) for matmul in readers}) < 2:
-                continue
-            for matmul in readers:
-                if not _flag(matmul, port):
-                    _read_transposed(matmul, port, output)
-                    changed += 1
+        sources = [port.get_source_output().get_node().get_name() for port in node.inputs()]
+        if node.get_type_name() in _STATEFUL or not all(name in constant for name in sources):
+            continue
+        constant.add(node.get_name())
+        for output in node.outputs():
+            if len(output.get_partial_shape()) < 2:
+                continue  # a vector's flag does nothing
+            for port in (0, 1):
+                readers = [
+                    target.get_node()
+                    for target in output.get_target_inputs()
+                    if target.get_node().get_type_name() == "MatMul"
+                    and target.get_index() == port
+                    and target.get_node().get_name() in live
+                ]
+                if len({_flag(matmul, port) for matmul in readers}) < 2:
+                    continue
+                value = constant_value(output)
+                if value is None:
+                    continue  # OpenVINO cannot evaluate it here: left as it is
+                for matmul in readers:
+                    if not _flag(matmul, port):
+                        _read_transposed(matmul, port, output, value)
+                        changed += 1
     return changed
 
 
-def _read_transposed(matmul: ov.Node, port: int, operand: ov.Output) -> None:
-    """Replace ``matmul`` with one that reads a transposed copy of constant ``operand``, flag set."""
-    values = operand.get_node().get_data()
-    copy = np.ascontiguousarray(np.swapaxes(values, -1, -2))
+def _read_transposed(matmul: ov.Node, port: int, operand: ov.Output, value: np.ndarray) -> None:
+    """Replace ``matmul`` with one that reads a transposed copy of ``operand``'s ``value``, flag set."""
+    copy = np.ascontiguousarray(np.swapaxes(value, -1, -2))
     transposed = opset13.constant(copy, operand.get_element_type())
     attributes = matmul.get_attributes()
     inputs = [matmul.input_value(0), matmul.input_value(1)]
