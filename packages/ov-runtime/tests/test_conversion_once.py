@@ -67,3 +67,23 @@ def test_a_trial_on_zeros_is_not_reused_and_preprocess_converts_the_weights(conv
     program = edge.to_backend(OpenvinoPartitioner(skip_ops=SKIP)).to_executorch()
     assert len(conversions) == 4
     torch.testing.assert_close(run(program.buffer, x), model(x), rtol=1e-5, atol=1e-5)
+
+
+class NegativeZeros(torch.nn.Module):
+    """A weight of -0.0 everywhere: ``1 / (x * w)`` is -inf where a weight of 0.0 gives inf."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.full((4,), -0.0))
+
+    def forward(self, x):
+        return 1.0 / (x * self.weight)
+
+
+def test_a_trial_on_zeros_is_not_reused_for_weights_of_negative_zero(conversions):
+    # to_backend alone converts on trial with +0.0 in place of the fake weights.
+    model, x = NegativeZeros(), torch.ones(2, 4)
+    edge = to_edge(torch.export.export(model, (x,)))
+    program = edge.to_backend(OpenvinoPartitioner()).to_executorch()
+    assert len(conversions) == 2
+    torch.testing.assert_close(run(program.buffer, x), model(x).detach())

@@ -29,18 +29,13 @@ def fold_constant_readers(model: ov.Model) -> int:
     Returns:
         How many computations were folded.
     """
-    constant: set[str] = set()
     compressed: set[str] = set()
     folds = []
-    for node in model.get_ordered_ops():
+    for node in constant_computations(model):
         kind = node.get_type_name()
-        sources = [port.get_source_output().get_node() for port in node.inputs()]
         if kind == "Constant":
-            constant.add(node.get_name())
             continue
-        if kind in _STATEFUL or not all(s.get_name() in constant for s in sources):
-            continue
-        constant.add(node.get_name())
+        sources = [port.get_source_output().get_node() for port in node.inputs()]
         reads_compressed = any(
             s.get_name() in compressed
             or (s.get_type_name() == "Constant" and s.get_output_element_type(0) in _COMPRESSED)
@@ -64,6 +59,19 @@ def fold_constant_readers(model: ov.Model) -> int:
     if folded:
         model.validate_nodes_and_infer_types()
     return folded
+
+
+def constant_computations(model: ov.Model) -> list[ov.Node]:
+    """The nodes of ``model`` that compute on constants alone (constants included), in order."""
+    constant: set[str] = set()
+    found = []
+    for node in model.get_ordered_ops():
+        sources = [port.get_source_output().get_node().get_name() for port in node.inputs()]
+        if node.get_type_name() in _STATEFUL or not all(name in constant for name in sources):
+            continue
+        constant.add(node.get_name())
+        found.append(node)
+    return found
 
 
 def constant_value(

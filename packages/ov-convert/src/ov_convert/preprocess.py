@@ -74,8 +74,8 @@ def _revert_dim_order_ops(module: torch.fx.GraphModule) -> None:
         graph_module.recompile()
 
 
-def _convert(edge_program: ExportedProgram) -> tuple[ov.Model, list[object], list[object]]:
-    """Convert the partition; return the model ready to serialize, its user inputs and its outputs."""
+def _convert(edge_program: ExportedProgram) -> ov.Model:
+    """Convert the partition; return the model ready to serialize."""
     inputs, outputs = user_input_values(edge_program), output_values(edge_program)
     module, states = _prepare(edge_program)
     model = convert_module(
@@ -85,7 +85,7 @@ def _convert(edge_program: ExportedProgram) -> tuple[ov.Model, list[object], lis
     )
     model = finish_model(model, states, len(inputs), len(outputs))
     logger.debug("converted a partition: %d inputs, %d outputs", len(inputs), len(outputs))
-    return model, inputs, outputs
+    return model
 
 
 @final
@@ -131,7 +131,7 @@ class OvExecutorchBackend(BackendDetails):  # type: ignore[misc]
         Raises:
             ConversionError: OpenVINO could not convert the partition.
         """
-        model = _convert(edge_program)[0]
+        model = _convert(edge_program)
         keep_trial_model(edge_program, model)
         return model
 
@@ -276,10 +276,10 @@ def _lower(program: ExportedProgram, options: OpenvinoOptions, folder: Path) -> 
     """Convert one partition, or take its trial's model, and save its IR in ``folder`` (made here)."""
     model = take_trial_model(program)
     if model is None:
-        model, inputs, outputs = _convert(program)
+        model = _convert(program)
     else:
-        inputs, outputs = user_input_values(program), output_values(program)
         logger.debug("reused the trial conversion of a partition")
+    inputs, outputs = user_input_values(program), output_values(program)
     inputs_signature = input_signature(model, inputs)
     fused = any(letter in inputs_signature for letter in CACHE_POSITION_ARGUMENTS)
     properties = options.properties(fused_kv_cache=fused)

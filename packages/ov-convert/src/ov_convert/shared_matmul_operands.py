@@ -19,9 +19,7 @@ import numpy as np
 import openvino as ov
 from openvino import opset13
 
-from ov_convert.constant_readers import constant_value
-
-_STATEFUL = frozenset({"Parameter", "ReadValue", "Assign", "Result"})
+from ov_convert.constant_readers import constant_computations, constant_value
 
 
 def _flag(matmul: ov.Node, port: int) -> bool:
@@ -40,14 +38,9 @@ def align_matmul_transposes(model: ov.Model) -> int:
     were changed.
     """
     changed = 0
-    nodes = model.get_ordered_ops()
-    live = {node.get_name() for node in nodes}  # a node replaced earlier still reads its inputs
-    constant: set[str] = set()
-    for node in nodes:
-        sources = [port.get_source_output().get_node().get_name() for port in node.inputs()]
-        if node.get_type_name() in _STATEFUL or not all(name in constant for name in sources):
-            continue
-        constant.add(node.get_name())
+    # A node replaced earlier still reads its inputs.
+    live = {node.get_name() for node in model.get_ordered_ops()}
+    for node in constant_computations(model):
         for output in node.outputs():
             if len(output.get_partial_shape()) < 2:
                 continue  # a vector's flag does nothing

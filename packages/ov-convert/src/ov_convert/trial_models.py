@@ -30,7 +30,7 @@ import torch
 from torch.export import ExportedProgram
 
 
-@dataclass(frozen=True, eq=False)  # entries compare by identity
+@dataclass(frozen=True)
 class _Kept:
     tensors: dict[str, torch.Tensor]
     model: ov.Model
@@ -114,15 +114,10 @@ def take_trial_model(program: ExportedProgram) -> ov.Model | None:
     key = _fingerprint(program)
     tensors = _tensors(program)
     with _lock:
-        candidates = list(_kept.get(key, ()))
-    for entry in candidates:
-        if _equal(entry.tensors, tensors):
-            with _lock:
-                entries = _kept.get(key, [])
-                if not any(kept is entry for kept in entries):
-                    continue  # another thread took it
-                entries.remove(entry)
-            return entry.model
+        entries = _kept.get(key, [])
+        for index, entry in enumerate(entries):
+            if _equal(entry.tensors, tensors):
+                return entries.pop(index).model
     return None
 
 
