@@ -102,3 +102,41 @@ def test_a_dynamically_quantized_linear_runs_int8_weights_and_equals_the_quantiz
     }
     outcome = check_program(model, inputs(1), atol=1e-5, cpu_ops=cpu_ops, more_inputs=[inputs(2)])
     assert fully_connected(outcome.lowered) == {"i8": 2}
+
+
+@pytest.mark.parametrize(
+    ("weight_dtype", "granularity", "precision"),
+    [(INT4, PerGroup(32), "i4"), (torch.int8, PerAxis(0), "i8")],
+    ids=["int4_groups", "int8_per_channel"],
+)
+def test_dynamically_quantized_activations_lower_whole_through_executorchs_api(
+    weight_dtype, granularity, precision
+):
+    # Int8DynamicActivationIntxWeightConfig (XNNPACK's LLM recipe, 8da4w) chooses
+    # each token's scale and zero point at run time with torchao's own ops;
+    # ExecuTorch 1.5.1 has no kernel for them, so they must lower.
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.runtime import Runtime
+    from torchao.quantization import Int8DynamicActivationIntxWeightConfig
+
+    from ov_runtime import OpenvinoPartitioner
+
+    model = mlp()
+    config = Int8DynamicActivationIntxWeightConfig(
+        weight_dtype=weight_dtype, weight_granularity=granularity
+    )
+    quantize_(model, config)
+    rows = torch.export.Dim("rows", min=1, max=64)
+    exported = torch.export.export(model, inputs(0), dynamic_shapes=({0: rows},))
+    edge = to_edge_transform_and_lower(exported, partitioner=[OpenvinoPartitioner()])
+    program = edge.to_executorch()
+    assert fully_connected(program.buffer) == {precision: 2}
+    assert [op.name for op in program.executorch_program.execution_plan[0].operators] == []
+    method = Runtime.get().load_program(program.buffer).load_method("forward")
+    for seed, rows_now, magnitude in [(1, 4, 1.0), (2, 1, 1e-3), (3, 17, 300.0)]:
+        x = torch.randn(rows_now, IN, generator=torch.Generator().manual_seed(seed)) * magnitude
+        (got,) = method.execute([x])
+        with torch.no_grad():
+            want = model(x)
+        # the same int8 activations as eager; float32 sums in another order
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5 * magnitude)

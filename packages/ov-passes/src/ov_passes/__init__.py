@@ -1,5 +1,6 @@
 """torch.fx graph passes that prepare a partition for OpenVINO's PyTorch frontend."""
 
+from ov_passes.affine_quantization import affine_quantization_as_arithmetic
 from ov_passes.avg_pool_divisors import avg_pool_divisors_as_pytorch
 from ov_passes.batched_weights import broadcast_weights_as_matmul
 from ov_passes.declarations import (
@@ -42,17 +43,14 @@ from ov_passes.small_arguments import small_arguments_by_series
 from ov_passes.symbolic_slice_bounds import slice_bounds_as_tensors
 from ov_passes.variance_correction import default_variance_correction
 from ov_passes.view_sizes import view_sizes_from_metadata
-from ov_passes.weight_compression import (
-    affine_dequantization_as_arithmetic,
-    output_scales_onto_weights,
-)
+from ov_passes.weight_compression import output_scales_onto_weights
 from ov_passes.widened_kernels import half_math_in_float32, narrow_kernels_widened
 from ov_spec import op_name
 
 DEFAULT_PASSES: tuple[GraphPass, ...] = (
     fake_quantize_as_pairs,
     unpaired_quantization_as_arithmetic,
-    affine_dequantization_as_arithmetic,
+    affine_quantization_as_arithmetic,
     output_scales_onto_weights,
     broadcast_weights_as_matmul,
     pool_arguments_per_dim,
@@ -104,7 +102,7 @@ __all__ = [
     "PassOrderError",
     "Rewrites",
     "Stage",
-    "affine_dequantization_as_arithmetic",
+    "affine_quantization_as_arithmetic",
     "averages_of_nothing_as_nan",
     "avg_pool_divisors_as_pytorch",
     "bool_selects_as_bitwise",

@@ -9,8 +9,7 @@ constant. torchao's weight-only configurations export other forms:
 
 - ``IntxWeightOnlyConfig`` (int8 or int4 values, per channel or per group)
   exports ``torchao.dequantize_affine``, which OpenVINO's frontend does not
-  convert: :func:`affine_dequantization_as_arithmetic` writes it as that
-  pattern;
+  convert: ``ov_passes.affine_quantization`` writes it as that pattern;
 - ``Int8WeightOnlyConfig`` exports ``mm(x, int8 weight.to(float32)) * scale``,
   the scale after the product, so the ``Convert`` would be folded and the
   weight stored as float32: :func:`output_scales_onto_weights` moves the
@@ -29,78 +28,10 @@ from ov_spec import op_name
 
 aten = torch.ops.aten
 
-AFFINE_DEQUANTIZE = "torchao.dequantize_affine.default"
-
-
-@declare(Stage.QUANTIZATION, converts={AFFINE_DEQUANTIZE})
-def affine_dequantization_as_arithmetic(graph_module: torch.fx.GraphModule) -> bool:
-    """Rewrite ``torchao.dequantize_affine`` as reshape, convert, subtract and multiply.
-
-    ``dequantize_affine(q, block_size, scale, zero_point, input_dtype,
-    quant_min, quant_max, output_dtype=float32)`` shares one scale and zero
-    point among the elements of each block. As torchao's reference does
-    (``torchao.quantization.quant_primitives``), each dimension that blocks
-    split into more than one block and more than one element is viewed as
-    ``[blocks, block]``; then ``(q.to(output_dtype) - zero_point) * scale``
-    broadcasts the per-block parameters, and the result is viewed back to
-    ``q``'s shape.
-
-    Returns:
-        True when a node was rewritten.
-    """
-    graph = graph_module.graph
-    changed = False
-    for node in list(graph.nodes):
-        if op_name(node) != AFFINE_DEQUANTIZE:
-            continue
-        source, block_size, scale, zero_point = node.args[:4]
-        output_dtype = node.kwargs.get("output_dtype", node.args[7] if len(node.args) > 7 else None)
-        output_dtype = output_dtype or torch.float32
-        shape = list(source.meta["val"].shape)
-        if not all(isinstance(size, int) for size in shape):
-            continue  # blocks of a dynamic size: left to the CPU's kernel
-        blocked, per_block = _blocked_shapes(shape, list(block_size))
-        with graph.inserting_before(node):
-            value = call_function(graph, aten.view_copy.default, (source, blocked))
-            value = call_function(graph, aten._to_copy.default, (value,), {"dtype": output_dtype})
-            if zero_point is not None:
-                zero = call_function(graph, aten.view_copy.default, (zero_point, per_block))
-                zero = call_function(graph, aten._to_copy.default, (zero,), {"dtype": output_dtype})
-                value = call_function(graph, aten.sub.Tensor, (value, zero))
-            factor = call_function(graph, aten.view_copy.default, (scale, per_block))
-            value = call_function(graph, aten.mul.Tensor, (value, factor))
-            value = call_function(graph, aten.view_copy.default, (value, shape))
-            if value.meta["val"].dtype != output_dtype:
-                value = call_function(
-                    graph, aten._to_copy.default, (value,), {"dtype": output_dtype}
-                )
-            replace_node(node, value)
-        changed = True
-    return changed
-
-
-def _blocked_shapes(shape: list[int], block_size: list[int]) -> tuple[list[int], list[int]]:
-    """Return the shape that puts each block on dimensions of its own, and the parameters' shape.
-
-    A dimension whose block is neither 1 nor the whole dimension becomes
-    ``[size // block, block]``, with ``[size // block, 1]`` parameters; a block
-    of 1 keeps one parameter per element, a whole-dimension block one in all.
-    """
-    blocked: list[int] = []
-    per_block: list[int] = []
-    for size, block in zip(shape, block_size, strict=True):
-        if 1 < block < size:
-            blocked += [size // block, block]
-            per_block += [size // block, 1]
-        else:
-            blocked.append(size)
-            per_block.append(size if block == 1 else 1)
-    return blocked, per_block
-
 
 @declare(
     Stage.QUANTIZATION,
-    after=("affine_dequantization_as_arithmetic",),
+    after=("affine_quantization_as_arithmetic",),
     why="it moves the scale of the product of the integer weight that dequantization builds",
 )
 def output_scales_onto_weights(graph_module: torch.fx.GraphModule) -> bool:
