@@ -103,6 +103,33 @@ def test_weight_only_quantized_decoder_generates_the_quantized_models_tokens(con
     assert sum(layer.get(precision, 0) for layer in layers) == 15
 
 
+@pytest.mark.filterwarnings("ignore:Mutation on a buffer in the model is detected")
+def test_through_executorchs_api_an_8da4w_decoder_computes_the_quantized_models_logits():
+    # XNNPACK's LLM recipe: int4 weights in groups, activations quantized per token at run time.
+    from torchao.quantization import Int8DynamicActivationIntxWeightConfig
+
+    model = tiny_decoder("llama")
+    config = Int8DynamicActivationIntxWeightConfig(
+        weight_dtype=torch.int4,  # type: ignore[attr-defined]
+        weight_granularity=PerGroup(32),
+    )
+    quantize_(model, config)
+    tokens, expected = eager_greedy(model, PROMPT, 8)
+    edge = to_edge_transform_and_lower(
+        export_decoder(model, max_cache_len=128), partitioner=[OpenvinoPartitioner()]
+    )
+    program = edge.to_executorch(
+        ExecutorchBackendConfig(passes=[InitializedMutableBufferPass([""])])
+    )
+    # torchao's ops have no ExecuTorch kernel: all lower; the CPU writes back the counters
+    operators = program.executorch_program.execution_plan[0].operators
+    assert {op.name for op in operators} == {"aten::copy_"}
+    method = Runtime.get().load_program(program.buffer).load_method("forward")
+    torch.testing.assert_close(fed_logits(method, tokens), expected, atol=1e-4, rtol=0)
+    layers = [d.get("FullyConnected", {}) for d in runtime_precisions(program.buffer)]
+    assert sum(layer.get("i4", 0) for layer in layers) == 15
+
+
 def attention_ops(path):
     """The op types of the program's delegates that compute attention."""
     kinds = {"ScaledDotProductAttention", "Softmax", "ScatterElementsUpdate", "ScatterNDUpdate"}

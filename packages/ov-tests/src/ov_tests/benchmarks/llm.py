@@ -12,7 +12,13 @@ transformers' ExecuTorch integration with a static cache. Configurations
   NNCF's int8 weight compression does;
 - ``int4/bf16``: int4 in groups of ``--group`` (64) for the linear layers,
   the embedding and the tied output layer int8 per row, as NNCF's int4 mode
-  keeps them by default.
+  keeps them by default;
+- ``8da4w/f32`` and ``8da4w/bf16``: the scheme of ExecuTorch's XNNPACK LLM
+  recipe, torchao's ``Int8DynamicActivationIntxWeightConfig``: int4 weights
+  in groups of ``--group`` for every linear layer, the output layer included
+  (so the embedding stays float32, no longer tied), and activations
+  quantized to int8 per token at run time. XNNPACK lowers this scheme, so
+  it is the quantized comparison with XNNPACK on the same export.
 
 Measured side by side in one run:
 
@@ -81,7 +87,7 @@ SMOLLM2_360M: dict[str, Any] = {
     "rope_theta": 100000.0,
     "tie_word_embeddings": True,
 }
-CONFIGURATIONS = ("float32/f32", "int8/f32", "int8/bf16", "int4/bf16")
+CONFIGURATIONS = ("float32/f32", "int8/f32", "int8/bf16", "int4/bf16", "8da4w/f32", "8da4w/bf16")
 """Weights and inference precision, as ``--configs`` names them."""
 
 Call = Callable[[torch.Tensor, torch.Tensor], object]
@@ -95,7 +101,16 @@ def _model(layers: int, weights: str = "float32", group: int = 64) -> Any:
     torch.manual_seed(0)
     model: Any = LlamaForCausalLM(config)
     model.eval()
-    if weights != "float32":
+    if weights == "8da4w":
+        from torchao.quantization import Int8DynamicActivationIntxWeightConfig, quantize_
+        from torchao.quantization.granularity import PerGroup
+
+        dynamic = Int8DynamicActivationIntxWeightConfig(
+            weight_dtype=torch.int4,  # type: ignore[attr-defined]
+            weight_granularity=PerGroup(group),
+        )
+        quantize_(model, dynamic, filter_fn=lambda module, _: isinstance(module, torch.nn.Linear))
+    elif weights != "float32":
         from torchao.quantization import IntxWeightOnlyConfig, quantize_
         from torchao.quantization.granularity import PerAxis, PerGroup
 
@@ -379,13 +394,13 @@ def main() -> None:
             )
             report(
                 f"\nSmolLM2-360M configuration, {args.layers} layers, {weights} weights"
-                f"{f' (int4 groups of {args.group})' if weights == 'int4' else ''}, inference "
+                f"{f' (int4 groups of {args.group})' if weights in ('int4', '8da4w') else ''}, inference "
                 f"precision {precision}, cache of {cache} positions; .pte "
                 f"{pte.stat().st_size / 2**20:.0f} MiB"
             )
             if weights == "float32":  # torchao's quantized tensors do not count their bytes
                 _float32_extras(pte, lowering, whole, weights_bytes, args.tokens)
-            elif nncf_available():
+            elif nncf_available() and weights != "8da4w":
                 nncf = _in_child(_nncf_in_child, args.layers, configuration)
                 report(
                     f"NNCF's IR of the same weights in the same format: {nncf / 2**20:.0f} MiB; "
