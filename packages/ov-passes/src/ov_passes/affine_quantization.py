@@ -76,8 +76,7 @@ def blocks(shape: torch.Size, block_size: list[Any]) -> Blocks | str:
     reduced: list[int] = []
     split = False
     for size, given in zip(shape, block_size, strict=True):
-        block = given.meta.get("val") if isinstance(given, torch.fx.Node) else given
-        static = isinstance(size, int) and isinstance(block, int)
+        block: Any = given.meta.get("val") if isinstance(given, torch.fx.Node) else given
         if block == 1:
             blocked.append(size)
             per_block.append(size)
@@ -85,7 +84,7 @@ def blocks(shape: torch.Size, block_size: list[Any]) -> Blocks | str:
             reduced.append(len(blocked))
             blocked.append(size)
             per_block.append(1)
-        elif static and size % block == 0:
+        elif isinstance(size, int) and isinstance(block, int) and size % block == 0:
             reduced.append(len(blocked) + 1)
             blocked += [size // block, block]
             per_block += [size // block, 1]
@@ -100,7 +99,7 @@ def blocks(shape: torch.Size, block_size: list[Any]) -> Blocks | str:
 def _same_size(size: Any, block: Any) -> bool:
     """Whether a block spans the whole dimension, its size a number or the same symbol."""
     if isinstance(size, int) or isinstance(block, int):
-        return size == block
+        return bool(size == block)
     return (
         isinstance(size, torch.SymInt)
         and isinstance(block, torch.SymInt)
