@@ -156,3 +156,24 @@ def test_groups_over_a_size_known_at_run_time_are_refused_with_the_reason():
     assert all(reason and "a block of 4 over a dimension of size" in reason for reason in refused)
     module = program.module(check_guards=False)
     assert not affine_quantization_as_arithmetic(module)
+
+
+class ThreeProjections(torch.nn.Module):
+    """Query, key and value of one input, each quantizing it as torchao exports them."""
+
+    def __init__(self):
+        super().__init__()
+        self.quantized = DynamicActivation([1, "all"], MappingType.ASYMMETRIC)
+
+    def forward(self, x):
+        return self.quantized(x) * 2, self.quantized(x) + 1, self.quantized(x * 3)
+
+
+def test_repeated_quantizations_of_one_input_are_computed_once():
+    model = ThreeProjections()
+    x = torch.randn(3, 16)
+    changed, module, names = rewritten(model, x)
+    assert changed
+    assert names.count("aten.amax.default") == 2  # x, and x * 3
+    for value in hurtful_inputs((3, 16)):
+        torch.testing.assert_close(module(value), model(value), rtol=0, atol=0, equal_nan=True)

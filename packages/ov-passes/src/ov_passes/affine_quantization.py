@@ -31,6 +31,7 @@ takes at most one of them (as ``-1``).
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,7 @@ aten = torch.ops.aten
 AFFINE_DEQUANTIZE = "torchao.dequantize_affine.default"
 AFFINE_QUANTIZE = "torchao.quantize_affine.default"
 AFFINE_QPARAMS = "torchao.choose_qparams_affine.default"
+AFFINE_OPS = frozenset({AFFINE_DEQUANTIZE, AFFINE_QUANTIZE, AFFINE_QPARAMS})
 MAPPING_TYPES = ("ASYMMETRIC", "SYMMETRIC", "SYMMETRIC_NO_CLIPPING_ERR")
 """The mapping types ``choose_qparams_affine`` accepts (torchao's ``MappingType`` names)."""
 
@@ -133,7 +135,7 @@ def affine_limit(node: torch.fx.Node) -> str | None:
     for it, so lowering warns that the program will not load).
     """
     name = op_name(node)
-    if name not in (AFFINE_DEQUANTIZE, AFFINE_QUANTIZE, AFFINE_QPARAMS):
+    if name not in AFFINE_OPS:
         return None
     given = _arguments(node)
     source = given["input"]
@@ -179,14 +181,19 @@ def affine_quantization_as_arithmetic(graph_module: torch.fx.GraphModule) -> boo
     ``round`` rounds half to even, as ``torch.round`` does. Nodes
     :func:`affine_limit` refuses are left as they are.
 
+    torchao exports one quantization of the activations per Linear, so the
+    query, key and value projections of one input quantize it three times:
+    repeats of a node (the same op on the same arguments; these ops are pure)
+    are computed once.
+
     Returns:
         True when a node was rewritten.
     """
     graph = graph_module.graph
-    changed = False
+    changed = _merge_repeats(graph)
     for node in list(graph.nodes):
         name = op_name(node)
-        if name not in (AFFINE_DEQUANTIZE, AFFINE_QUANTIZE, AFFINE_QPARAMS) or affine_limit(node):
+        if name not in AFFINE_OPS or affine_limit(node):
             continue
         with graph.inserting_before(node):
             if name == AFFINE_QPARAMS:
@@ -197,6 +204,32 @@ def affine_quantization_as_arithmetic(graph_module: torch.fx.GraphModule) -> boo
                 replace_node(node, _dequantize(graph, node))
         changed = True
     return changed
+
+
+def _merge_repeats(graph: torch.fx.Graph) -> bool:
+    """Make each repeat of an affine node (or of a ``getitem`` of one) the first; True if any was."""
+    first: dict[Any, torch.fx.Node] = {}
+    merged = False
+    for node in list(graph.nodes):
+        source = node.args[0] if node.target is operator.getitem else node
+        if not isinstance(source, torch.fx.Node) or op_name(source) not in AFFINE_OPS:
+            continue
+        key = (node.target, _hashable(node.args), _hashable(node.kwargs))
+        if key in first:
+            node.replace_all_uses_with(first[key])
+            graph.erase_node(node)
+            merged = True
+        else:
+            first[key] = node
+    return merged
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return tuple(_hashable(item) for item in value)
+    if isinstance(value, dict):
+        return tuple(sorted((key, _hashable(item)) for key, item in value.items()))
+    return value
 
 
 def _layout(node: torch.fx.Node, given: dict[str, Any]) -> Blocks:
