@@ -64,7 +64,7 @@ def test_a_symmetric_weights_zero_points_are_not_subtracted():
     # torchao stores zeros as a symmetric weight's zero points; OpenVINO's
     # decompression runs at half speed with a zero-point Subtract, zeros or not
     model = AffineWeight([1, 4])
-    model.zero_point.zero_()
+    model.get_buffer("zero_point").zero_()
     x = torch.randn(3, 8)
     changed, module, names = rewritten(model, x)
     assert changed
