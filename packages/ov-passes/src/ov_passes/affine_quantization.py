@@ -59,13 +59,11 @@ class Blocks:
         blocked: The shape that puts each split dimension's blocks on a dimension of their own.
         per_block: ``blocked`` with each block's dimension 1: the parameters' shape.
         reduced: The dimensions of ``blocked`` that a block spans.
-        split: Whether ``blocked`` differs from the tensor's shape (a view is needed).
     """
 
     blocked: list[Any]
     per_block: list[Any]
     reduced: list[int]
-    split: bool
 
 
 def blocks(shape: torch.Size, block_size: list[Any]) -> Blocks | str:
@@ -76,7 +74,6 @@ def blocks(shape: torch.Size, block_size: list[Any]) -> Blocks | str:
     blocked: list[Any] = []
     per_block: list[Any] = []
     reduced: list[int] = []
-    split = False
     for size, given in zip(shape, block_size, strict=True):
         block: Any = given.meta.get("val") if isinstance(given, torch.fx.Node) else given
         if block == 1:
@@ -90,12 +87,11 @@ def blocks(shape: torch.Size, block_size: list[Any]) -> Blocks | str:
             reduced.append(len(blocked) + 1)
             blocked += [size // block, block]
             per_block += [size // block, 1]
-            split = True
         else:
             return f"a block of {block} over a dimension of size {size}"
     if sum(not isinstance(size, int) for size in blocked) > 1:
         return "more than one size known only at run time in its blocks"
-    return Blocks(_view_sizes(blocked), _view_sizes(per_block), reduced, split)
+    return Blocks(_view_sizes(blocked), _view_sizes(per_block), reduced)
 
 
 def _same_size(size: Any, block: Any) -> bool:
@@ -277,7 +273,7 @@ def _choose_qparams(graph: torch.fx.Graph, node: torch.fx.Node) -> list[torch.fx
     dtype = source.meta["val"].dtype
     quant_min, quant_max = given["quant_min"], given["quant_max"]
     eps = given["eps"] if given["eps"] is not None else torch.finfo(dtype).smallest_normal
-    value = _view(graph, source, layout.blocked) if layout.split else source
+    value = _view(graph, source, layout.blocked)
     lowest = highest = value  # a block of one element is its own extremes
     if layout.reduced:
         lowest = call_function(graph, aten.amin.default, (value, layout.reduced, True))
@@ -330,7 +326,7 @@ def _quantize(graph: torch.fx.Graph, node: torch.fx.Node) -> torch.fx.Node:
     given = _arguments(node)
     layout = _layout(node, given)
     source: torch.fx.Node = given["input"]
-    value = _view(graph, source, layout.blocked) if layout.split else source
+    value = _view(graph, source, layout.blocked)
     scale = _per_block(graph, given["scale"], layout)
     ones = call_function(graph, aten.full_like.default, (scale, 1.0))
     inverse = call_function(graph, aten.div.Tensor, (ones, scale))
@@ -342,8 +338,7 @@ def _quantize(graph: torch.fx.Graph, node: torch.fx.Node) -> torch.fx.Node:
         value = call_function(graph, aten.add.Tensor, (value, zero_point))
     bounds = (given["quant_min"], given["quant_max"])
     value = call_function(graph, aten.clamp.default, (value, *bounds))
-    if layout.split:
-        value = _view(graph, value, _view_sizes(source.meta["val"].shape))
+    value = _view(graph, value, _view_sizes(source.meta["val"].shape))
     return _to(graph, value, node.meta["val"].dtype)
 
 
@@ -353,7 +348,7 @@ def _dequantize(graph_module: torch.fx.GraphModule, node: torch.fx.Node) -> torc
     layout = _layout(node, given)
     source: torch.fx.Node = given["input"]
     output_dtype = node.meta["val"].dtype
-    value = _view(graph, source, layout.blocked) if layout.split else source
+    value = _view(graph, source, layout.blocked)
     value = _to(graph, value, output_dtype)
     zero_point = _per_block(graph, given["zero_point"], layout)
     if zero_point is not None and not _zeros(graph_module, given["zero_point"]):
@@ -362,6 +357,5 @@ def _dequantize(graph_module: torch.fx.GraphModule, node: torch.fx.Node) -> torc
     value = call_function(
         graph, aten.mul.Tensor, (value, _per_block(graph, given["scale"], layout))
     )
-    if layout.split:
-        value = _view(graph, value, _view_sizes(source.meta["val"].shape))
+    value = _view(graph, value, _view_sizes(source.meta["val"].shape))
     return _to(graph, value, output_dtype)
