@@ -9,6 +9,7 @@ from executorch.exir import to_edge_transform_and_lower
 from ov_partition import OpenvinoPartitioner
 from ov_runtime import lower
 from ov_runtime.facade.inspection import delegate_models
+from ov_tests.benchmarks import llm
 from ov_tests.benchmarks.genai import GenaiPipeline, genai_model
 from ov_tests.benchmarks.llm import _model
 from ov_tests.benchmarks.nncf_size import nncf_ir_bytes
@@ -115,3 +116,30 @@ def test_nncf_compresses_the_same_weights_to_their_format(weights, bits):
     # plus scales, norms and the graph: never the float32 weights.
     values = embedding + inner * bits / 8
     assert values < size <= 1.2 * values
+
+
+@pytest.mark.filterwarnings("ignore:Mutation on a buffer in the model is detected")
+def test_benchmark_reports_each_variants_logits_error_with_the_compile_spec_it_was_given(
+    monkeypatch, capsys
+):
+    # A smoke run of one 8da4w layer with OpenVINO's dynamic quantization asked for:
+    # the spec reaches the delegate, and each variant that gives logits has its
+    # error to eager's, which stays at the scale of one quantization step.
+    monkeypatch.setattr(
+        "sys.argv",
+        [
+            "llm",
+            *("--layers", "1", "--tokens", "2", "--rounds", "1", "--no-xnnpack"),
+            *("--configs", "8da4w/f32", "--dynamic-quantization", "64"),
+        ],
+    )
+    llm.main()
+    out = capsys.readouterr().out
+    assert "inference precision f32, dynamic quantization 64" in out
+    errors = {
+        line[:32].strip(): line.split()[-1]
+        for line in out.splitlines()
+        if line.startswith(("this backend", "OpenVINO (same IR"))
+    }
+    assert set(errors) == {"this backend (.pte)", "OpenVINO (same IR, stateful)"}
+    assert all(0 < float(error) < 1 for error in errors.values())

@@ -32,6 +32,9 @@ Measured side by side in one run:
   group is installed), and for XNNPACK's ``.pte`` of the same export: all
   loaded in one process, taking turns for ``--rounds`` rounds, each figure
   the median over the rounds;
+- for each variant that gives logits, the largest absolute difference of
+  the prompt's logits from the model's own, computed eagerly with no cache
+  (genai gives tokens alone);
 - each variant's peak RSS, loading it and generating 8 tokens in a process
   of its own, above that process's once its libraries are imported;
 - the ``.pte``'s size, and for int8 and int4 weights the size of NNCF's
@@ -45,6 +48,11 @@ Measured side by side in one run:
   the model, above what its libraries take; the RSS while this backend
   generates, after 16 tokens and at the end; the prefill of a second prompt
   on the program already loaded (no reload), against the first prompt's.
+
+``--dynamic-quantization GROUP`` gives this backend the compile spec
+``dynamic_quantization_group_size``: OpenVINO's CPU plugin then quantizes
+the activations of layers with int8 or int4 weights to int8 in groups of
+``GROUP`` at run time (none at f32 by default, OpenVINO's own 32 at bf16).
 
 OpenVINO's ``convert_model`` of the exported program is no comparison: it
 takes the cache buffers for constants and drops their updates.
@@ -155,13 +163,36 @@ def _reset_peak_rss() -> None:
         clear_refs.write("5")
 
 
-def _specs(precision: str) -> list[CompileSpec]:
-    return [CompileSpec("inference_precision", precision.encode())]
+def _specs(precision: str, dynamic_quantization: int | None) -> list[CompileSpec]:
+    specs = [CompileSpec("inference_precision", precision.encode())]
+    if dynamic_quantization is not None:
+        specs.append(
+            CompileSpec("dynamic_quantization_group_size", str(dynamic_quantization).encode())
+        )
+    return specs
+
+
+def _prompt() -> tuple[torch.Tensor, torch.Tensor]:
+    """The benchmark's prompt: ``input_ids`` ``[1, PROMPT]`` and ``cache_position`` ``[PROMPT]``."""
+    return torch.arange(1, PROMPT + 1).reshape(1, PROMPT), torch.arange(PROMPT)
+
+
+def _eager_logits(model: Any) -> np.ndarray:
+    """The prompt's logits ``[1, PROMPT, vocabulary]`` from ``model`` itself, eagerly and with no cache."""
+    with torch.no_grad():
+        logits: torch.Tensor = model(input_ids=_prompt()[0], use_cache=False).logits
+    return logits.float().numpy()
 
 
 def _lower_in_child(
-    layers: int, cache: int, configuration: tuple[str, str, int], path: Path, queue: Any
+    layers: int,
+    cache: int,
+    configuration: tuple[str, str, int],
+    dynamic_quantization: int | None,
+    path: Path,
+    queue: Any,
 ) -> None:
+    """This backend's ``.pte`` at ``path``, and eager's prompt logits at ``path`` ``.npy``."""
     imported = _rss_bytes()  # torch, ExecuTorch and OpenVINO loaded, no model yet
     weights, precision, group = configuration
     model = _model(layers, weights, group)
@@ -169,9 +200,12 @@ def _lower_in_child(
     whole = _peak_rss_bytes()
     _reset_peak_rss()
     start = _rss_bytes()
-    path.write_bytes(lower(exported, compile_specs=_specs(precision)).buffer)
+    specs = _specs(precision, dynamic_quantization)
+    path.write_bytes(lower(exported, compile_specs=specs).buffer)
     lowering = _peak_rss_bytes() - start
-    queue.put((lowering, max(whole, _peak_rss_bytes()) - imported, _weights_bytes(model)))
+    peak = max(whole, _peak_rss_bytes()) - imported
+    np.save(path.with_suffix(".npy"), _eager_logits(model))
+    queue.put((lowering, peak, _weights_bytes(model)))
 
 
 def _nncf_in_child(layers: int, configuration: tuple[str, str, int], queue: Any) -> None:
@@ -204,9 +238,8 @@ def _in_child(target: Callable[..., None], *args: Any) -> Any:
 
 def _steps(call: Call, tokens: int) -> list[float]:
     """Prefill ``PROMPT`` tokens, then ``tokens`` one-token steps; the prefill time, then each step's."""
-    prompt = torch.arange(1, PROMPT + 1).reshape(1, PROMPT)
     start = time.perf_counter()
-    call(prompt, torch.arange(PROMPT))
+    call(*_prompt())
     times = [time.perf_counter() - start]
     for position in range(PROMPT, PROMPT + tokens):
         start = time.perf_counter()
@@ -217,7 +250,7 @@ def _steps(call: Call, tokens: int) -> list[float]:
 
 def _executorch(pte: Path) -> Call:
     method = load_program(pte).load_method()
-    return lambda ids, positions: method.execute([ids, positions])
+    return lambda ids, positions: method.execute([ids, positions])[-1]
 
 
 def _openvino(pte: Path) -> Call:
@@ -267,8 +300,13 @@ Run = Callable[[], tuple[float, float]]
 """One prompt and its decode steps: the prefill's seconds and the median decode step's."""
 
 
-def _runner(variant: str, pte: Path, tokens: int, folder: Path) -> Run:
-    """Load ``variant`` (its ``.pte``, or for genai this backend's IR in ``folder``)."""
+def _runner(variant: str, pte: Path, tokens: int, folder: Path) -> tuple[Run, Call | None]:
+    """Load ``variant`` (its ``.pte``, or for genai this backend's IR in ``folder``).
+
+    Returns:
+        Its run, and the call that gives its logits (``None`` for genai, which
+        gives tokens alone).
+    """
     if variant == "genai":
         ((payload, model),) = delegate_models(pte)
         xml = folder / "openvino_model.xml"
@@ -280,33 +318,50 @@ def _runner(variant: str, pte: Path, tokens: int, folder: Path) -> Run:
             _, first, per_token = pipeline.generate(PROMPT, tokens)
             return first, per_token
 
-        return generate
+        return generate, None
     call = _openvino(pte) if variant == "openvino" else _executorch(pte)
 
     def steps() -> tuple[float, float]:
         times = _steps(call, tokens)
         return times[0], statistics.median(times[1:])
 
-    return steps
+    return steps, call
 
 
-def _timed_in_child(ptes: dict[str, Path], tokens: int, rounds: int, queue: Any) -> None:
+def _prefill_error(call: Call, reference: np.ndarray) -> float:
+    """The largest absolute difference of the prompt's logits from ``reference`` (eager's)."""
+    logits = np.asarray(call(*_prompt()), dtype=np.float32)
+    return float(np.abs(logits.reshape(reference.shape) - reference).max())
+
+
+def _timed_in_child(
+    ptes: dict[str, Path], reference: Path, tokens: int, rounds: int, queue: Any
+) -> None:
     """Time every variant in one process, taking turns: each variant's runs, one per round.
 
     Turns spread the machine's changing load over every variant alike, so
-    their ratios hold where runs in separate processes would drift.
+    their ratios hold where runs in separate processes would drift. Puts the
+    times and each variant's :func:`_prefill_error` against the logits saved
+    at ``reference``.
     """
+    logits = np.load(reference)
     with tempfile.TemporaryDirectory() as folder:
-        runs = {
+        loaded = {
             variant: _runner(variant, pte, tokens, Path(folder)) for variant, pte in ptes.items()
         }
+        errors = {
+            variant: _prefill_error(call, logits)
+            for variant, (_, call) in loaded.items()
+            if call is not None
+        }
+        runs = {variant: run for variant, (run, _) in loaded.items()}
         for run in runs.values():
             run()  # warm-up: the first calls compile OpenVINO's kernels for their shapes
         times: dict[str, list[tuple[float, float]]] = {variant: [] for variant in runs}
         for _ in range(rounds):
             for variant, run in runs.items():
                 times[variant].append(run())
-    queue.put(times)
+    queue.put((times, errors))
 
 
 def _peak_in_child(variant: str, pte: Path, queue: Any) -> None:
@@ -314,7 +369,7 @@ def _peak_in_child(variant: str, pte: Path, queue: Any) -> None:
     imported = _rss_bytes()
     _reset_peak_rss()
     with tempfile.TemporaryDirectory() as folder:
-        _runner(variant, pte, 8, Path(folder))()
+        _runner(variant, pte, 8, Path(folder))[0]()
     queue.put(_peak_rss_bytes() - imported)
 
 
@@ -373,6 +428,13 @@ def main() -> None:
     parser.add_argument("--group", type=int, default=64, help="int4 group size (32, 64 or 128)")
     parser.add_argument("--rounds", type=int, default=3, help="turns each variant takes")
     parser.add_argument("--no-xnnpack", action="store_true")
+    parser.add_argument(
+        "--dynamic-quantization",
+        type=int,
+        metavar="GROUP",
+        help="this backend's compile spec dynamic_quantization_group_size (0 for none); "
+        "the default leaves it to the backend (none at f32, OpenVINO's own at bf16)",
+    )
     args = parser.parse_args()
     cache = PROMPT + args.tokens + 16
     configurations = args.configs.split(",")
@@ -390,12 +452,14 @@ def main() -> None:
             configuration = (weights, precision, args.group)
             pte = Path(folder) / "llm.pte"
             lowering, whole, weights_bytes = _in_child(
-                _lower_in_child, args.layers, cache, configuration, pte
+                _lower_in_child, args.layers, cache, configuration, args.dynamic_quantization, pte
             )
             report(
                 f"\nSmolLM2-360M configuration, {args.layers} layers, {weights} weights"
                 f"{f' (int4 groups of {args.group})' if weights in ('int4', '8da4w') else ''}, inference "
-                f"precision {precision}, cache of {cache} positions; .pte "
+                f"precision {precision}"
+                f"{f', dynamic quantization {args.dynamic_quantization}' if args.dynamic_quantization is not None else ''}"
+                f", cache of {cache} positions; .pte "
                 f"{pte.stat().st_size / 2**20:.0f} MiB"
             )
             if weights == "float32":  # torchao's quantized tensors do not count their bytes
@@ -417,20 +481,29 @@ def main() -> None:
                     ptes["xnnpack"] = xnnpack
                 else:
                     refusals["xnnpack"] = refusal
-            times = _in_child(_timed_in_child, ptes, args.tokens, args.rounds)
+            times, errors = _in_child(
+                _timed_in_child, ptes, pte.with_suffix(".npy"), args.tokens, args.rounds
+            )
             peaks = {
                 variant: _in_child(_peak_in_child, variant, path) for variant, path in ptes.items()
             }
-            _report_table(times, peaks, refusals)
+            _report_table(times, errors, peaks, refusals)
 
 
 def _report_table(
-    times: dict[str, list[tuple[float, float]]], peaks: dict[str, int], refusals: dict[str, str]
+    times: dict[str, list[tuple[float, float]]],
+    errors: dict[str, float],
+    peaks: dict[str, int],
+    refusals: dict[str, str],
 ) -> None:
-    """A row per variant: medians over the rounds, with ratios to the first row's."""
+    """A row per variant: medians over the rounds, with ratios to the first row's.
+
+    The logits' error is the largest absolute difference of the prompt's
+    logits from eager's (the model itself, no cache); genai gives no logits.
+    """
     header = (
         f"{'prefill 128 ms':>15} {'ratio':>6} {'decode ms/token':>16} {'tokens/s':>9} "
-        f"{'ratio':>6} {'peak RSS MiB':>13}"
+        f"{'ratio':>6} {'peak RSS MiB':>13} {'logits max |error|':>19}"
     )
     report(f"{'':32} {header}")
     baseline: tuple[float, float] | None = None
@@ -441,7 +514,8 @@ def _report_table(
         report(
             f"{VARIANTS[variant]:32} {prefill * 1e3:15.1f} {prefill / baseline[0]:6.2f} "
             f"{decode * 1e3:16.2f} {1 / decode:9.2f} {decode / baseline[1]:6.2f} "
-            f"{peaks[variant] / 2**20:13.0f}"
+            f"{peaks[variant] / 2**20:13.0f} "
+            f"{f'{errors[variant]:.2e}' if variant in errors else '-':>19}"
         )
     for variant, refusal in refusals.items():
         report(f"{VARIANTS[variant]:32} {refusal}")
