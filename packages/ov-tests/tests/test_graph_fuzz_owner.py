@@ -35,12 +35,42 @@ def _one_op(op, arguments, dtype, shape):
     )
 
 
-def test_a_mismatch_equal_to_eager_with_subnormals_read_as_0_says_so():
+def test_a_mismatch_equal_to_eager_with_subnormal_inputs_read_as_0_is_flushing():
     graph = _one_op("aten.ne.Scalar", "x0, 0", torch.float32, (3,))
     values = [torch.tensor([1e-39, 1.0, 0.0])]
-    assert check._subnormal_note(graph, values, [torch.tensor([False, True, False])])
-    assert not check._subnormal_note(graph, values, [torch.tensor([True, True, False])])
-    assert not check._subnormal_note(graph, [torch.tensor([1.0, 0.0])], [torch.tensor([1, 0])])
+    assert check._equals_flushing_eager(graph, values, [torch.tensor([False, True, False])])
+    assert not check._equals_flushing_eager(graph, values, [torch.tensor([False, False, False])])
+
+
+def test_a_mismatch_equal_to_eager_with_subnormal_results_flushed_is_flushing():
+    # Graph 626 of seed 0: exp(-100) is a subnormal that OpenVINO gives as 0, so nonzero finds none.
+    graph = Graph(
+        inputs=[("x0", torch.int8, (2,))],
+        lines=["v0 = aten.exp.default(x0)", "v1 = aten.nonzero.default(v0)"],
+        outputs=["v1"],
+        ops=["aten.exp.default", "aten.nonzero.default"],
+    )
+    values = [torch.tensor([-100, 1], dtype=torch.int8)]
+    assert graph.module()(*values)[0].shape == (2, 1)
+    assert check._equals_flushing_eager(graph, values, [torch.tensor([[1]])])
+    assert not check._equals_flushing_eager(graph, values, [torch.tensor([[0]])])
+    # Eager is left computing subnormals as before.
+    assert torch.exp(torch.tensor(-100.0)) > 0
+
+
+def test_a_half_chain_computed_in_float32_with_subnormals_flushed_is_flushing():
+    # Graph 1,870 of seed 0: eager's bfloat16 erf gives 0 for tiny values; OpenVINO computes
+    # it in float32, with the subnormal input read as 0 and the normal one kept.
+    graph = Graph(
+        inputs=[("x0", torch.bfloat16, (3,))],
+        lines=["v0 = aten.erf.default(x0)", "v1 = aten.nonzero.default(v0)"],
+        outputs=["v1"],
+        ops=["aten.erf.default", "aten.nonzero.default"],
+    )
+    values = [torch.tensor([2.9e-39, -1.1754943508222875e-38, 0.0], dtype=torch.bfloat16)]
+    assert graph.module()(*values)[0].shape == (0, 1)
+    assert check._equals_flushing_eager(graph, values, [torch.tensor([[1]])])
+    assert not check._equals_flushing_eager(graph, values, [torch.tensor([[0], [1]])])
 
 
 def test_floats_computed_from_integers_have_a_float64_reference():

@@ -125,9 +125,9 @@ class Graph:
         returned = ", ".join(self.outputs)
         return "\n".join([f"def forward(self, {names}):", *body, f"    return ({returned},)"])
 
-    def module(self) -> torch.nn.Module:
-        """A fresh module whose ``forward`` is :meth:`source`."""
-        namespace: dict[str, Any] = {"aten": torch.ops.aten, "torch": torch}
+    def module(self, aten: Any = torch.ops.aten) -> torch.nn.Module:
+        """A fresh module whose ``forward`` is :meth:`source`, its ``aten`` the ops it calls."""
+        namespace: dict[str, Any] = {"aten": aten, "torch": torch}
         exec(compile(self.source(), "<graph>", "exec"), namespace)
         module: torch.nn.Module = type(
             "Fuzzed", (torch.nn.Module,), {"forward": namespace["forward"]}
