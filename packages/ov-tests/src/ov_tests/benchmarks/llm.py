@@ -74,9 +74,8 @@ from typing import Any
 import numpy as np
 import openvino as ov
 import torch
-from executorch.exir.backend.compile_spec_schema import CompileSpec
 
-from ov_runtime import generate, load_program, lower
+from ov_runtime import compile_specs, generate, load_program, lower
 from ov_runtime.facade.inspection import delegate_models
 from ov_tests.benchmarks._timing import report
 from ov_tests.benchmarks.genai import GenaiPipeline, genai_available, genai_model
@@ -163,15 +162,6 @@ def _reset_peak_rss() -> None:
         clear_refs.write("5")
 
 
-def _specs(precision: str, dynamic_quantization: int | None) -> list[CompileSpec]:
-    specs = [CompileSpec("inference_precision", precision.encode())]
-    if dynamic_quantization is not None:
-        specs.append(
-            CompileSpec("dynamic_quantization_group_size", str(dynamic_quantization).encode())
-        )
-    return specs
-
-
 def _prompt() -> tuple[torch.Tensor, torch.Tensor]:
     """The benchmark's prompt: ``input_ids`` ``[1, PROMPT]`` and ``cache_position`` ``[PROMPT]``."""
     return torch.arange(1, PROMPT + 1).reshape(1, PROMPT), torch.arange(PROMPT)
@@ -200,7 +190,9 @@ def _lower_in_child(
     whole = _peak_rss_bytes()
     _reset_peak_rss()
     start = _rss_bytes()
-    specs = _specs(precision, dynamic_quantization)
+    specs = compile_specs(
+        inference_precision=precision, dynamic_quantization_group_size=dynamic_quantization
+    )
     path.write_bytes(lower(exported, compile_specs=specs).buffer)
     lowering = _peak_rss_bytes() - start
     peak = max(whole, _peak_rss_bytes()) - imported

@@ -368,7 +368,7 @@ def _equals_flushing_eager(
     runs a half-precision chain). A graph that differs from eager by that
     alone is told apart from one that is wrong.
     """
-    read_as_0 = [_flushed(v).to(v.dtype) if v.is_floating_point() else v for v in values]
+    read_as_0 = _flush_results(values)
     module = graph.module(_Flushing())
     for inputs in (values, read_as_0):
         try:
