@@ -964,6 +964,25 @@ def test_a_reduction_divided_by_a_constant_equals_eager(shape):
     assert not differences(got, expected, [None] * len(expected))
 
 
+class ConstantsDividedByReductions(torch.nn.Module):
+    def forward(self, x):
+        return (
+            torch.rsqrt(x.sum((0, 1))),
+            torch.rsqrt(x.sum(-1)),
+            1 / x.sum(-1),
+            3 / torch.sqrt(x.mean(-1) + 1),
+        )
+
+
+def test_a_constant_divided_by_a_reduction_equals_eager():
+    """With the reduction as the divisor, the fused Divide was dropped: rsqrt(x.sum()) of six
+    ones gave sqrt(6) (graph 3,214 of seed 0, where cosh of int32 fed the sum)."""
+    x = torch.ones(3, 2)
+    expected = list(ConstantsDividedByReductions()(x))
+    got = lowered_outputs(ConstantsDividedByReductions(), x)
+    assert not differences(got, expected, [None] * len(expected))
+
+
 class ShapesOfNothing(torch.nn.Module):
     def forward(self, x):
         return torch.min(x, 2).indices, torch.relu(x).squeeze(3), torch.relu(x)[:, None], x.sum(2)

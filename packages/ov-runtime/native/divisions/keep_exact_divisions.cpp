@@ -42,12 +42,13 @@ constexpr int kFusableDepth = 8;
 constexpr int kFoldableDepth = 16;
 
 // Whether `value` is a reduction, or elementwise arithmetic of one, which the CPU
-// plugin fuses with a Divide by a constant after it. OpenVINO 2026.4.1's CPU
-// plugin computes such a fused Divide wrong for some shapes: x.sum(-1) / 2 of a
-// (5, 4, 3) tensor came out wrong in its last rows through OpenVINO alone too,
-// and so did torch.var here (whose Divide the frontend leaves unmarked) once
-// marked. Left unmarked, the Divide becomes a product with the reciprocal,
-// which the plugin fuses right.
+// plugin fuses with a Divide of it and a constant after it. OpenVINO 2026.4.1's
+// CPU plugin computes such a fused Divide wrong: x.sum(-1) / 2 of a (5, 4, 3)
+// tensor came out wrong in its last rows through OpenVINO alone too, and so did
+// torch.var here (whose Divide the frontend leaves unmarked) once marked; with
+// the reduction as the divisor, rsqrt(x.sum()) (1 / Sqrt) came out as its
+// square root, the Divide dropped. Left unmarked, the Divide becomes a product
+// with the reciprocal, which the plugin fuses right.
 bool reduced(const ov::Output<ov::Node>& value, int depth) {
   const auto node = value.get_node_shared_ptr();
   if (ov::as_type_ptr<ov::op::util::ReductionBase>(node)) return true;
@@ -78,15 +79,17 @@ bool constant(const ov::Output<ov::Node>& value, int depth) {
 }  // namespace
 
 // The number of Divide nodes marked, or -1 for a null model. A Divide of a
-// reduction by a constant is left to OpenVINO's default (see reduced()).
+// reduction and a constant is left to OpenVINO's default (see reduced()).
 extern "C" __attribute__((visibility("default"))) int ov_executorch_keep_exact_divisions(
     ov_model* model) {
   if (model == nullptr || !model->object) return -1;
   int marked = 0;
   for (const auto& node : model->object->get_ops()) {
     if (!ov::as_type_ptr<ov::op::v1::Divide>(node)) continue;
-    if (reduced(node->input_value(0), kFusableDepth) &&
-        constant(node->input_value(1), kFoldableDepth)) {
+    const auto dividend = node->input_value(0);
+    const auto divisor = node->input_value(1);
+    if ((reduced(dividend, kFusableDepth) && constant(divisor, kFoldableDepth)) ||
+        (constant(dividend, kFoldableDepth) && reduced(divisor, kFusableDepth))) {
       continue;  // fused into the reduction (see reduced())
     }
     node->get_rt_info()[NonconvertibleDivide::get_type_info_static()] = NonconvertibleDivide{};
