@@ -467,6 +467,23 @@ def test_integer_sums_over_dims_are_exact_and_wrap_as_pytorchs():
     assert not differences(got, list(IntegerSums()(*inputs)), [None] * 7)
 
 
+class Exponentials(torch.nn.Module):
+    def forward(self, x, y, i):
+        return torch.exp(x), torch.exp(y), torch.exp(i), torch.exp(x) * 0.5
+
+
+def test_exp_stays_finite_up_to_the_largest_float():
+    """OpenVINO's Exp gave inf from 88.38 on, where exp(88.5) is 2.72e38 (graphs 1,998 and 2,776
+    of seed 0, in bfloat16)."""
+    x = torch.tensor([88.0, 88.38, 88.5, 88.72, 88.73, 89.0, -87.0, 1.0, math.nan, INF, -INF, -0.0])
+    i = torch.tensor([88, 89, 1, -5], dtype=torch.int32)
+    inputs = (x, x.to(torch.bfloat16), i)
+    got = lowered_outputs(Exponentials(), *inputs)
+    expected = list(Exponentials()(*inputs))
+    assert got[0][2].isfinite() and got[1][2].isfinite()
+    assert not differences(got, expected, [None] * len(expected))
+
+
 class HalfGelus(torch.nn.Module):
     def forward(self, x):
         return torch.nn.functional.gelu(x), torch.nn.functional.gelu(x, approximate="tanh")

@@ -15,6 +15,7 @@ from ov_passes.declarations import (
 from ov_passes.diagonals import diagonals_as_gathers
 from ov_passes.empty_reductions import averages_of_nothing_as_nan
 from ov_passes.empty_results import empty_results_as_constants
+from ov_passes.exp_near_overflow import exp_near_overflow_as_pytorch
 from ov_passes.first_extremum_index import extremum_and_index_as_reduction_and_arg
 from ov_passes.infinite_gelu import gelu_of_infinity_as_pytorch
 from ov_passes.integer_accumulation import cast_integer_accumulations_to_int64
@@ -66,6 +67,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     half_math_in_float32,
     small_arguments_by_series,
     gelu_of_infinity_as_pytorch,
+    exp_near_overflow_as_pytorch,
     extremum_and_index_as_reduction_and_arg,
     max_pool_windows_at_the_lowest_value,
     nan_through_clamps_and_maxima,
@@ -117,6 +119,7 @@ __all__ = [
     "drop_no_op_aliases",
     "empty_results_as_constants",
     "exact_integer_comparisons",
+    "exp_near_overflow_as_pytorch",
     "extremum_and_index_as_reduction_and_arg",
     "fake_quantize_as_pairs",
     "gelu_of_infinity_as_pytorch",
