@@ -20,7 +20,8 @@ SUBNORMAL = (
 
 # On an AMD EPYC with AVX-512, AVX512-BF16 and VNNI, graphs 21 and 184 match and the other four
 # count as "subnormals flushed" (equal to eager with each op's subnormal results flushed); they
-# stay listed for CPUs whose kernels round or flush otherwise.
+# stay listed for CPUs whose kernels round or flush otherwise (graph 21 would count as "rounding
+# amplified" where expm1 is a unit off).
 KNOWN_FAILURES = {
     21: "openvino: expm1 of a large value rounds differently in float32, and sin of it differs",
     61: f"openvino: rsqrt of a cumsum gives inf: {SUBNORMAL}",
@@ -39,7 +40,7 @@ def test_fuzzed_graphs_equal_eager_through_executorchs_api(part):
     report = run(GRAPHS_PER_PART, SEED, start=start, finite=True, shrink_failures=False)
     new = [failure for failure in report.failures if failure.index not in KNOWN_FAILURES]
     assert not new, report.summary()
-    compared = ("match", "half in float32", "subnormals flushed", "mismatch")
+    compared = ("match", "half in float32", "subnormals flushed", "rounding amplified", "mismatch")
     checked = sum(report.statuses[s] for s in compared)
     assert checked >= 0.8 * GRAPHS_PER_PART, report.summary()
     assert report.delegated >= 0.8 * GRAPHS_PER_PART, report.summary()

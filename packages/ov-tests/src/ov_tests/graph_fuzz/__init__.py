@@ -8,7 +8,8 @@ case. ``run_isolated`` checks graphs in child processes, so a native crash is
 reported with its graph. ``python -m ov_tests.graph_fuzz --graphs 5000`` is the long run.
 """
 
-from ov_tests.graph_fuzz.check import Outcome, check_graph, differences
+from ov_tests.graph_fuzz.check import Outcome, check_graph
+from ov_tests.graph_fuzz.compare import differences
 from ov_tests.graph_fuzz.draw import DTYPES, Graph, draw_graph, fuzzed_ops
 from ov_tests.graph_fuzz.isolation import run_isolated
 from ov_tests.graph_fuzz.run import Failure, Report, check_index, run, shrink

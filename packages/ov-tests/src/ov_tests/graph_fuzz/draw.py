@@ -224,12 +224,21 @@ class _Drawer:
         name = self.rng.choice(names)
         return name, self.env[name]
 
+    def _index(self) -> tuple[str, torch.Tensor] | None:
+        # PyTorch documents an index as int64 (int32 for index_select); eager skips the check
+        # for an empty one, which ExecuTorch's kernels then refuse (graph 1,028 of seed 0).
+        indices = {n: t for n, t in self.env.items() if t.dtype in (torch.int64, torch.int32)}
+        if not indices:
+            return None
+        name = self.rng.choice(sorted(indices))
+        return name, indices[name]
+
     def _argument(self, argument: Any, first: torch.Tensor | None) -> tuple[str, Any] | None:
         kind, name, rng = str(argument.type), argument.name, self.rng
         rank = first.dim() if first is not None else 0
         value: Any
         if kind == "Tensor":
-            return self._tensor(first)
+            return self._index() if name == "index" else self._tensor(first)
         if kind == "List[Tensor]":
             pairs = [self._tensor(first) for _ in range(rng.randint(1, 3))]
             return f"[{', '.join(n for n, _ in pairs)}]", [t for _, t in pairs]

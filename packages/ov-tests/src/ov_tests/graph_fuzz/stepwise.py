@@ -1,0 +1,123 @@
+"""Whether a mismatch is each op's own rounding, amplified by the ops after it.
+
+A graph can turn a difference of a unit in the last place into any other:
+``cos(exp(x))`` at x = 80 reads a result whose float32 neighbours are 2**56
+apart, and ``remainder``, ``floor`` and comparisons jump. A float32 sum of
+terms up to 1e38 may round to anything its order of additions gives. No
+tolerance on the graph's outputs tells such a graph from a wrong op, so the
+graph is checked op by op: lowered again with every intermediate value as an
+output, and each op run eagerly on the delegate's own values of its inputs.
+When each op equals eager there (by :func:`ov_tests.graph_fuzz.compare.explained`,
+with the bound on rounding that an accumulation's order allows), and the
+delegate's outputs are those of the first lowering, the mismatch is the graph's
+conditioning, not a wrong result. A zero of the wrong sign still fails, except
+from the ops whose zero sign IEEE 754 leaves open (the minimum and maximum of
+±0) or that start from +0 (sums).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import torch
+
+from ov_tests.graph_fuzz.compare import TOLERANCES, differences, explained, flat
+from ov_tests.graph_fuzz.draw import Graph, family, value_names
+from ov_tests.graph_fuzz.lowering import export_graph, loaded_method
+
+ACCUMULATIONS = frozenset(
+    {"aten.sum", "aten.mean", "aten.cumsum", "aten.mm", "aten.bmm", "aten.addmm", "aten.matmul"}
+)
+"""Ops whose float result is a sum of terms, rounded in an order each implementation picks.
+
+A sum of n terms computed in any order is within ``n * eps * sum(|term|)`` of
+the exact one (the classic bound of floating-point summation), so the
+tolerance of such an op grows by that: the op computed in float64 on the
+inputs' magnitudes, times n and its dtype's ``eps``."""
+
+ZERO_SIGN_OPEN = ACCUMULATIONS | frozenset(
+    {"aten.min", "aten.max", "aten.amin", "aten.amax", "aten.minimum", "aten.maximum"}
+    | {"aten.clamp", "aten.hardtanh", "aten.relu", "aten.sort", "aten.topk", "aten.median"}
+    | {"aten.cummax", "aten.cummin"}
+)
+"""Ops whose result's sign of zero is not PyTorch's to define: a tie of -0 and +0, or a sum from +0."""
+
+
+def rounding_amplified(graph: Graph, values: list[torch.Tensor], got: list[torch.Tensor]) -> bool:
+    """Whether each op of ``graph`` equals eager on the delegate's own inputs, and ``got`` stays.
+
+    Args:
+        graph: The graph whose delegate gave ``got`` on ``values``.
+        values: The call's inputs.
+        got: The delegate's outputs, which differ from eager's.
+    """
+    names = [line.split(" = ", 1)[0] for line in graph.lines]
+    exposed = replace(graph, outputs=names)
+    try:
+        method = loaded_method(export_graph(exposed, values))
+        computed = dict(zip(names, method.execute(list(values)), strict=True))
+    except Exception:  # the graph with every value as an output does not lower or run
+        return False
+    env = {name: value for (name, _, _), value in zip(graph.inputs, values, strict=True)}
+    env.update(computed)
+    if differences([env[name] for name in graph.outputs], got, [None] * len(got)):
+        return False  # another partition computes it otherwise: no explanation of ``got``
+    return all(
+        _op_matches(line, op, env, graph.finite)
+        for line, op in zip(graph.lines, graph.ops, strict=True)
+    )
+
+
+def _op_matches(line: str, op: str, env: dict[str, torch.Tensor], finite: bool) -> bool:
+    """Whether the delegate's result of ``line`` equals eager's on the delegate's inputs."""
+    name, call = line.split(" = ", 1)
+    reads = list(dict.fromkeys(value_names(call)))
+    inputs = [env[read] for read in reads]
+    one = Graph(
+        inputs=[(read, v.dtype, tuple(v.shape)) for read, v in zip(reads, inputs, strict=True)],
+        lines=[line],
+        outputs=[name],
+        ops=[op],
+        finite=finite,
+    )
+    try:
+        with torch.no_grad():
+            expected = flat(one.module()(*inputs))
+    except Exception:  # eager refuses the delegate's values
+        return False
+    got = env[name]
+    slack = [_accumulation_slack(one, inputs, expected[0])] if family(op) in ACCUMULATIONS else None
+    status, _ = explained(one, inputs, [got], expected, slack)
+    if status == "mismatch":
+        return False
+    return family(op) in ZERO_SIGN_OPEN or not _zero_signs_differ(got, expected[0])
+
+
+def _accumulation_slack(
+    one: Graph, inputs: list[torch.Tensor], expected: torch.Tensor
+) -> torch.Tensor | None:
+    """``n * eps * op(|inputs|)`` for a one-op graph of an accumulation; None for non-floats."""
+    if expected.dtype not in TOLERANCES:
+        return None
+    wide = [v.double().abs() if v.is_floating_point() else v for v in inputs]
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        with torch.no_grad():
+            magnitude = flat(one.module()(*wide))[0].double().abs()
+    except Exception:  # the op needs its own dtypes
+        return None
+    finally:
+        torch.set_default_dtype(default)
+    if magnitude.shape != expected.shape:
+        return None
+    terms = max(v.numel() for v in inputs)
+    return terms * torch.finfo(expected.dtype).eps * magnitude
+
+
+def _zero_signs_differ(got: torch.Tensor, expected: torch.Tensor) -> bool:
+    """Whether a result that is exactly ±0 in both has the other sign in ``got``."""
+    if not expected.is_floating_point() or got.shape != expected.shape:
+        return False
+    zeros = (got == 0) & (expected == 0)
+    return bool((zeros & (got.signbit() != expected.signbit())).any())
