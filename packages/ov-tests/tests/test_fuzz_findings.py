@@ -484,6 +484,31 @@ def test_exp_stays_finite_up_to_the_largest_float():
     assert not differences(got, expected, [None] * len(expected))
 
 
+class DividedByNegations(torch.nn.Module):
+    def forward(self, x, y):
+        return 1 / -torch.asinh(x), torch.reciprocal(-y), torch.atan2(-y, y)
+
+
+def test_a_negated_zero_keeps_its_sign_with_a_dynamic_size():
+    """OpenVINO's CPU plugin gave -(+0) as +0 with a dynamic dim, so 1 / -x was inf for -inf
+    (graph 2,274 of seed 0)."""
+    x = torch.tensor([[0, 1, 0, 3, 0], [2, 0, 0, 0, 1]], dtype=torch.uint8)
+    y = torch.tensor([[0.0, -0.0], [1.0, -0.0]])
+    batch = torch.export.Dim("batch", min=2, max=16)
+    exported = torch.export.export(
+        DividedByNegations(), (x, y), dynamic_shapes=({0: batch}, {0: batch})
+    )
+    program = to_edge_transform_and_lower(
+        exported, partitioner=[OpenvinoPartitioner()]
+    ).to_executorch()
+    method = Runtime.get().load_program(program.buffer).load_method("forward")
+    for inputs in ((x, y), (torch.zeros(3, 5, dtype=torch.uint8), torch.zeros(3, 2))):
+        got = list(method.execute(list(inputs)))
+        expected = list(DividedByNegations()(*inputs))
+        assert not differences(got, expected, [None] * len(expected))
+        assert all(torch.equal(g.signbit(), e.signbit()) for g, e in zip(got, expected))
+
+
 class HalfGelus(torch.nn.Module):
     def forward(self, x):
         return torch.nn.functional.gelu(x), torch.nn.functional.gelu(x, approximate="tanh")

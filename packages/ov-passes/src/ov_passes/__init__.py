@@ -40,6 +40,7 @@ from ov_passes.quantization import (
 )
 from ov_passes.reduction_dims import reductions_of_scalars_as_copies, reductions_over_every_dim
 from ov_passes.scalar_index import index_select_of_a_scalar_index
+from ov_passes.signed_negation import negation_keeping_zero_signs
 from ov_passes.small_arguments import small_arguments_by_series
 from ov_passes.symbolic_slice_bounds import slice_bounds_as_tensors
 from ov_passes.variance_correction import default_variance_correction
@@ -68,6 +69,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     small_arguments_by_series,
     gelu_of_infinity_as_pytorch,
     exp_near_overflow_as_pytorch,
+    negation_keeping_zero_signs,
     extremum_and_index_as_reduction_and_arg,
     max_pool_windows_at_the_lowest_value,
     nan_through_clamps_and_maxima,
@@ -132,6 +134,7 @@ __all__ = [
     "max_pool_windows_of_padding",
     "nan_through_clamps_and_maxima",
     "narrow_kernels_widened",
+    "negation_keeping_zero_signs",
     "op_name",
     "output_scales_onto_weights",
     "pool_arguments_per_dim",
