@@ -506,7 +506,9 @@ def test_a_negated_zero_keeps_its_sign_with_a_dynamic_size():
         got = list(method.execute(list(inputs)))
         expected = list(DividedByNegations()(*inputs))
         assert not differences(got, expected, [None] * len(expected))
-        assert all(torch.equal(g.signbit(), e.signbit()) for g, e in zip(got, expected))
+        assert all(
+            torch.equal(g.signbit(), e.signbit()) for g, e in zip(got, expected, strict=True)
+        )
 
 
 class HalfGelus(torch.nn.Module):
