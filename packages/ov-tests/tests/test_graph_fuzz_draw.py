@@ -28,12 +28,17 @@ def test_a_fresh_process_draws_from_the_ops_preprocess_makes_convertible():
     assert "aten.add.Tensor" in ops
 
 
-def test_an_index_argument_is_drawn_from_integer_tensors_only():
+def test_an_index_argument_is_drawn_from_int64_tensors_only():
     # Graph 1,028 of seed 0: eager took an empty float16 index to scatter, which ExecuTorch's
     # kernel refuses; PyTorch documents an index as int64.
-    floats = {"x0": torch.zeros(3, 2), "x1": torch.zeros(3, 2, 0, dtype=torch.float16)}
-    assert _Drawer(random.Random(0), floats).call(torch.ops.aten.gather.default) is None
-    indices = {**floats, "x2": torch.zeros(3, 2, dtype=torch.int64)}
+    # Graph 2,845: the same with an empty int32 index.
+    others = {
+        "x0": torch.zeros(3, 2),
+        "x1": torch.zeros(3, 2, 0, dtype=torch.float16),
+        "x3": torch.zeros(0, 3, dtype=torch.int32),
+    }
+    assert _Drawer(random.Random(0), others).call(torch.ops.aten.gather.default) is None
+    indices = {**others, "x2": torch.zeros(3, 2, dtype=torch.int64)}
     for seed in range(20):
         drawn = _Drawer(random.Random(seed), indices).call(torch.ops.aten.gather.default)
         assert drawn is not None and drawn[1][2] is indices["x2"]

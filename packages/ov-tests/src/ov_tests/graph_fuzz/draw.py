@@ -225,9 +225,9 @@ class _Drawer:
         return name, self.env[name]
 
     def _index(self) -> tuple[str, torch.Tensor] | None:
-        # PyTorch documents an index as int64 (int32 for index_select); eager skips the check
-        # for an empty one, which ExecuTorch's kernels then refuse (graph 1,028 of seed 0).
-        indices = {n: t for n, t in self.env.items() if t.dtype in (torch.int64, torch.int32)}
+        # PyTorch documents an index as int64; eager skips the check for an empty one, which
+        # ExecuTorch's kernels then refuse (graphs 1,028 and 2,845 of seed 0).
+        indices = {n: t for n, t in self.env.items() if t.dtype == torch.int64}
         if not indices:
             return None
         name = self.rng.choice(sorted(indices))
