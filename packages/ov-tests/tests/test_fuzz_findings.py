@@ -511,6 +511,21 @@ def test_a_negated_zero_keeps_its_sign_with_a_dynamic_size():
         )
 
 
+class IntegerSelects(torch.nn.Module):
+    def forward(self, x, y):
+        return torch.where(x == x, x, y), torch.where(x > y, y, x), torch.where(x == 0, y, x)
+
+
+def test_an_int32_select_after_an_equality_keeps_large_values():
+    """The CPU plugin computed a Select fused after an Equal with a constant in float32:
+    where(x == x, x, x) of 2,147,483,646 gave -2,147,483,648 (graph 3,172 of seed 0)."""
+    x = torch.tensor([[2147483646, 0, -2147483647, 2, 16777217, -16777219]], dtype=torch.int32)
+    y = torch.tensor([[5, 2147483647, 0, -2147483648, 16777219, 3]], dtype=torch.int32)
+    got = lowered_outputs(IntegerSelects(), x, y)
+    expected = list(IntegerSelects()(x, y))
+    assert all(torch.equal(g, e) for g, e in zip(got, expected, strict=True))
+
+
 class HalfGelus(torch.nn.Module):
     def forward(self, x):
         return torch.nn.functional.gelu(x), torch.nn.functional.gelu(x, approximate="tanh")

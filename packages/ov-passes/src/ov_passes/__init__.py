@@ -23,6 +23,7 @@ from ov_passes.integer_comparisons import exact_integer_comparisons
 from ov_passes.integer_floor_division import integer_floor_division_by_truncation
 from ov_passes.logical_ops import (
     bool_selects_as_bitwise,
+    int32_selects_as_bitwise,
     logical_ops_as_bitwise,
     select_values_in_result_dtype,
     truth_as_comparisons,
@@ -63,6 +64,7 @@ DEFAULT_PASSES: tuple[GraphPass, ...] = (
     truth_as_comparisons,
     select_values_in_result_dtype,
     bool_selects_as_bitwise,
+    int32_selects_as_bitwise,
     integer_floor_division_by_truncation,
     exact_integer_comparisons,
     half_math_in_float32,
@@ -128,6 +130,7 @@ __all__ = [
     "greater_as_less",
     "half_math_in_float32",
     "index_select_of_a_scalar_index",
+    "int32_selects_as_bitwise",
     "integer_floor_division_by_truncation",
     "logical_ops_as_bitwise",
     "max_pool_windows_at_the_lowest_value",

@@ -13,6 +13,12 @@ bool and a u8, which the CPU plugin refused. A bool is cast through int32:
 the plugin folded a single bool-to-u8 ``Convert`` of the condition itself into
 the ``Select`` and then refused it (2026.4).
 
+``where(c, a, b)`` of int32 values becomes ``b ^ ((a ^ b) & -int(c))``: the
+CPU plugin computes a ``Select`` fused after an ``Equal`` with a constant in
+float32, so ``where(x == x, x, x)`` of 2,147,483,646 gave -2,147,483,648
+(2026.4.1; this backend's exact int32 equality is ``x - x == 0``). Its bitwise
+ops are exact there.
+
 A float, int32 or int64 tensor read as bools, converted (``x.bool()``) or
 reduced (``any``, ``all``), becomes ``x != 0`` first: OpenVINO's CPU plugin
 reads NaN as false there (measured on 2026.4: ``tensor([nan]).bool()`` gave
@@ -164,6 +170,39 @@ def bool_selects_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
             negated = call_function(graph, aten.bitwise_not.default, (condition,))
             left = call_function(graph, aten.bitwise_and.Tensor, (negated, other))
             replacement = call_function(graph, aten.bitwise_or.Tensor, (taken, left))
+        replace_node(node, replacement)
+        changed = True
+    return changed
+
+
+def _int32_tensor(value: object) -> bool:
+    val = value.meta.get("val") if isinstance(value, torch.fx.Node) else None
+    return isinstance(val, torch.Tensor) and val.dtype == torch.int32
+
+
+@declare(
+    Stage.REWRITES, after=("select_values_in_result_dtype",), why="values in the result's dtype"
+)
+def int32_selects_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
+    """Rewrite ``where(c, a, b)`` of int32 tensors ``a`` and ``b`` as ``b ^ ((a ^ b) & -int(c))``.
+
+    Returns:
+        True when a node was rewritten.
+    """
+    graph = graph_module.graph
+    changed = False
+    for node in list(graph.nodes):
+        if op_name(node) != "aten.where.self" or not all(
+            _int32_tensor(a) for a in (node, *node.args[1:3])
+        ):
+            continue
+        condition, chosen, other = node.args[:3]
+        with graph.inserting_before(node):
+            ones = call_function(graph, aten._to_copy.default, (condition,), {"dtype": torch.int32})
+            mask = call_function(graph, aten.neg.default, (ones,))
+            differing = call_function(graph, aten.bitwise_xor.Tensor, (chosen, other))
+            kept = call_function(graph, aten.bitwise_and.Tensor, (differing, mask))
+            replacement = call_function(graph, aten.bitwise_xor.Tensor, (other, kept))
         replace_node(node, replacement)
         changed = True
     return changed
