@@ -95,6 +95,19 @@ def flat(result: object) -> list[torch.Tensor]:
     return list(result) if isinstance(result, (tuple, list)) else [result]  # type: ignore[list-item]
 
 
+def computed_in_float64(graph: Graph, values: list[torch.Tensor]) -> list[torch.Tensor] | None:
+    """``graph``'s outputs on ``values`` with float64 as the default dtype; None if it refuses."""
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        with torch.no_grad():
+            return flat(graph.module()(*values))
+    except Exception:  # the graph needs its own dtypes
+        return None
+    finally:
+        torch.set_default_dtype(default)
+
+
 def float64_references(
     graph: Graph, values: list[torch.Tensor], expected: list[torch.Tensor]
 ) -> list[torch.Tensor | None]:
@@ -105,16 +118,11 @@ def float64_references(
     """
     if not any(t.is_floating_point() for t in (*values, *expected)):
         return [None] * len(expected)
-    wide = [v.double() if v.is_floating_point() else v for v in values]
-    default = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    try:
-        with torch.no_grad():
-            computed = flat(graph.module()(*wide))
-    except Exception:  # the graph needs its own dtypes
+    computed = computed_in_float64(
+        graph, [v.double() if v.is_floating_point() else v for v in values]
+    )
+    if computed is None:
         return [None] * len(expected)
-    finally:
-        torch.set_default_dtype(default)
     references: list[torch.Tensor | None] = []
     for e, r in zip(expected, computed, strict=False):
         usable = e.is_floating_point() and r.shape == e.shape and r.is_floating_point()

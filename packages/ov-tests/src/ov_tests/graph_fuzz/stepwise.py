@@ -21,7 +21,13 @@ from dataclasses import replace
 
 import torch
 
-from ov_tests.graph_fuzz.compare import TOLERANCES, differences, explained, flat
+from ov_tests.graph_fuzz.compare import (
+    TOLERANCES,
+    computed_in_float64,
+    differences,
+    explained,
+    flat,
+)
 from ov_tests.graph_fuzz.draw import Graph, family, value_names
 from ov_tests.graph_fuzz.lowering import export_graph, loaded_method
 
@@ -100,15 +106,10 @@ def _accumulation_slack(
     if expected.dtype not in TOLERANCES:
         return None
     wide = [v.double().abs() if v.is_floating_point() else v for v in inputs]
-    default = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    try:
-        with torch.no_grad():
-            magnitude = flat(one.module()(*wide))[0].double().abs()
-    except Exception:  # the op needs its own dtypes
+    computed = computed_in_float64(one, wide)
+    if computed is None:
         return None
-    finally:
-        torch.set_default_dtype(default)
+    magnitude = computed[0].double().abs()
     if magnitude.shape != expected.shape:
         return None
     terms = max(v.numel() for v in inputs)
