@@ -1125,3 +1125,33 @@ def test_max_pool_windows_of_minus_infinity_alone_are_minus_infinity():
     x = torch.tensor([-INF, -INF, torch.finfo(torch.float32).min, 5, -INF, -INF, math.nan, -INF])
     got = lowered_outputs(MaxPoolValues(), x.reshape(1, 8, 1))
     assert not differences(got, [MaxPoolValues()(x.reshape(1, 8, 1))], [None])
+
+
+class GathersOfFirstRows(torch.nn.Module):
+    def forward(self, x, rows, index):
+        return torch.gather(x, 1, rows), torch.gather(x, 1, index)
+
+
+def test_a_gather_of_an_index_smaller_than_its_input_runs_and_equals_eager():
+    """PyTorch's gather reads only the first ``index.size(d)`` entries outside ``dim``; OpenVINO's
+    GatherElements needs equal sizes there, and with a dynamic size the delegate failed at run
+    time (graph 152 of seed 1: ``gather(x, 1, x.min(0, keepdim=True).indices)``)."""
+    x = torch.arange(12.0).reshape(4, 3)
+    rows = torch.tensor([[2, 0]])
+    index = torch.tensor([[1, 1], [0, 2], [2, 2], [0, 0]])
+    batch = torch.export.Dim("batch", min=2, max=16)
+    exported = torch.export.export(
+        GathersOfFirstRows(), (x, rows, index), dynamic_shapes=({0: batch}, None, {0: batch})
+    )
+    edge = to_edge_transform_and_lower(exported, partitioner=[OpenvinoPartitioner()])
+    left = [
+        node
+        for node in edge.exported_program().graph.nodes
+        if node.op == "call_function" and "gather" in str(node.target)
+    ]
+    assert len(left) == 1 and left[0].args[2].name == "rows"  # the one of equal sizes is delegated
+    method = Runtime.get().load_program(edge.to_executorch().buffer).load_method("forward")
+    for size in (4, 6):
+        inputs = (torch.arange(size * 3.0).reshape(size, 3), rows, index.repeat(2, 1)[:size])
+        got = list(method.execute(list(inputs)))
+        assert not differences(got, list(GathersOfFirstRows()(*inputs)), [None, None])

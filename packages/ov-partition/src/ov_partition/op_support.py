@@ -16,6 +16,7 @@ from typing import cast
 import torch
 from executorch.exir.passes.dim_order_ops_registry import MemoryFormatOpsMap
 from openvino.frontend.pytorch.torchdynamo.op_support import OperatorSupport
+from torch.fx.experimental.symbolic_shapes import statically_known_true
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from ov_partition.trial_lowering import registered_backend
@@ -303,6 +304,34 @@ def _check_nonzero_of_a_scalar(node: torch.fx.Node) -> str | None:
     return None
 
 
+def _check_gather_of_a_smaller_index(node: torch.fx.Node) -> str | None:
+    # gather(self, dim, index); PyTorch reads only the first index.size(d) entries of each other dim
+    if op_packet(node) != "aten.gather":
+        return None
+    source, index = (
+        arg.meta.get("val") if isinstance(arg, torch.fx.Node) else None
+        for arg in (node.args[0], node.args[2])
+    )
+    if (
+        not isinstance(source, torch.Tensor)
+        or not isinstance(index, torch.Tensor)
+        or index.dim() != source.dim()
+    ):
+        return None
+    axis = int(cast("int", node.args[1])) % max(source.dim(), 1)
+    if all(
+        statically_known_true(index.shape[d] == source.shape[d])
+        for d in range(source.dim())
+        if d != axis
+    ):
+        return None
+    return (
+        "gather with an index that may be smaller than its input outside dim: OpenVINO's "
+        "GatherElements needs both shapes equal there (with a size known only at run time the "
+        "CPU plugin fails at inference), and drops a Slice put before it"
+    )
+
+
 # Ops that leave the values as they are; the passes drop those that change no
 # shape (ov_passes.no_op_aliases), so a pattern can form across them.
 _SAME_VALUES = frozenset(
@@ -389,6 +418,7 @@ CHECKS: Sequence[Check] = (
     _check_preprocess_limits,
     _check_topk_of_nothing,
     _check_nonzero_of_a_scalar,
+    _check_gather_of_a_smaller_index,
     _check_integer_scatter_mean,
     _check_integer_maximum_of_a_multiple,
     _check_wide_cat,
