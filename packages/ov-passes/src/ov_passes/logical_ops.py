@@ -55,7 +55,7 @@ def logical_ops_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
     graph = graph_module.graph
     changed = False
     for node in list(graph.nodes):
-        if op_name(node) == "aten.logical_not.default" and not _bool_tensor(node.args[0]):
+        if op_name(node) == "aten.logical_not.default" and not _tensor_of(torch.bool, node.args[0]):
             with graph.inserting_before(node):
                 replacement = call_function(graph, aten.eq.Scalar, (node.args[0], 0))
             replace_node(node, replacement)
@@ -111,10 +111,10 @@ def truth_as_comparisons(graph_module: torch.fx.GraphModule) -> bool:
     return changed
 
 
-def _bool_tensor(value: object) -> bool:
+def _tensor_of(dtype: torch.dtype, value: object) -> bool:
+    """Whether ``value`` is a node whose result is a tensor of ``dtype``."""
     return (
-        isinstance(value, torch.fx.Node)
-        and getattr(value.meta.get("val"), "dtype", None) == torch.bool
+        isinstance(value, torch.fx.Node) and getattr(value.meta.get("val"), "dtype", None) == dtype
     )
 
 
@@ -162,7 +162,9 @@ def bool_selects_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
     graph = graph_module.graph
     changed = False
     for node in list(graph.nodes):
-        if op_name(node) != "aten.where.self" or not all(_bool_tensor(a) for a in node.args[:3]):
+        if op_name(node) != "aten.where.self" or not all(
+            _tensor_of(torch.bool, a) for a in node.args[:3]
+        ):
             continue
         condition, chosen, other = node.args[:3]
         with graph.inserting_before(node):
@@ -173,11 +175,6 @@ def bool_selects_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
         replace_node(node, replacement)
         changed = True
     return changed
-
-
-def _int32_tensor(value: object) -> bool:
-    val = value.meta.get("val") if isinstance(value, torch.fx.Node) else None
-    return isinstance(val, torch.Tensor) and val.dtype == torch.int32
 
 
 @declare(
@@ -193,7 +190,7 @@ def int32_selects_as_bitwise(graph_module: torch.fx.GraphModule) -> bool:
     changed = False
     for node in list(graph.nodes):
         if op_name(node) != "aten.where.self" or not all(
-            _int32_tensor(a) for a in (node, *node.args[1:3])
+            _tensor_of(torch.int32, a) for a in (node, *node.args[1:3])
         ):
             continue
         condition, chosen, other = node.args[:3]
