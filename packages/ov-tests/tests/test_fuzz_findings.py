@@ -1030,13 +1030,17 @@ class ConstantsDividedByReductions(torch.nn.Module):
             torch.rsqrt(x.sum(-1)),
             1 / x.sum(-1),
             3 / torch.sqrt(x.mean(-1) + 1),
+            torch.rsqrt(x.half().prod()),
+            torch.rsqrt(x.half().sum(-1)),
         )
 
 
 def test_a_constant_divided_by_a_reduction_equals_eager():
     """With the reduction as the divisor, the fused Divide was dropped: rsqrt(cosh(x).sum()) of
-    six int32 ones gave 3.04, the sum's square root, for 0.329 (graph 3,214 of seed 0)."""
-    x = torch.ones(3, 2)
+    six int32 ones gave 3.04, the sum's square root, for 0.329 (graph 3,214 of seed 0). A
+    float16 rsqrt runs in float32 after a Convert, which hid the reduction: rsqrt(x.prod()) of
+    a float16 product of 4 gave 2 (graph 631 of seed 1)."""
+    x = torch.tensor([[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]])
     expected = list(ConstantsDividedByReductions()(x))
     got = lowered_outputs(ConstantsDividedByReductions(), x)
     assert not differences(got, expected, [None] * len(expected))

@@ -14,6 +14,7 @@
 #include <openvino/core/model.hpp>
 #include <openvino/core/runtime_attribute.hpp>
 #include <openvino/op/constant.hpp>
+#include <openvino/op/convert.hpp>
 #include <openvino/op/divide.hpp>
 #include <openvino/op/util/shape_of_base.hpp>
 #include <openvino/op/util/binary_elementwise_arithmetic.hpp>
@@ -41,19 +42,21 @@ constexpr int kFusableDepth = 8;
 // Steps searched back from a divisor for what it is computed from.
 constexpr int kFoldableDepth = 16;
 
-// Whether `value` is a reduction, or elementwise arithmetic of one, which the CPU
-// plugin fuses with a Divide of it and a constant after it. OpenVINO 2026.4.1's
+// Whether `value` is a reduction, or elementwise arithmetic or a Convert of one,
+// which the CPU plugin fuses with a Divide of it and a constant after it. OpenVINO 2026.4.1's
 // CPU plugin computes such a fused Divide wrong: x.sum(-1) / 2 of a (5, 4, 3)
 // tensor came out wrong in its last rows through OpenVINO alone too, and so did
 // torch.var here (whose Divide the frontend leaves unmarked) once marked; with
 // the reduction as the divisor, rsqrt(x.sum()) (1 / Sqrt) came out as its
-// square root, the Divide dropped. Left unmarked, the Divide becomes a product
+// square root, the Divide dropped, and so did rsqrt(x.prod()) of float16, whose
+// rsqrt runs in float32 after a Convert. Left unmarked, the Divide becomes a product
 // with the reciprocal, which the plugin fuses right.
 bool reduced(const ov::Output<ov::Node>& value, int depth) {
   const auto node = value.get_node_shared_ptr();
   if (ov::as_type_ptr<ov::op::util::ReductionBase>(node)) return true;
   const bool elementwise = ov::as_type_ptr<ov::op::util::BinaryElementwiseArithmetic>(node) ||
-                           ov::as_type_ptr<ov::op::util::UnaryElementwiseArithmetic>(node);
+                           ov::as_type_ptr<ov::op::util::UnaryElementwiseArithmetic>(node) ||
+                           ov::as_type_ptr<ov::op::v0::Convert>(node);
   if (!elementwise || depth == 0) return false;
   for (const auto& input : node->input_values()) {
     if (reduced(input, depth - 1)) return true;
