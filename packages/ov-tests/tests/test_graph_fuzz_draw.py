@@ -42,3 +42,16 @@ def test_an_index_argument_is_drawn_from_int64_tensors_only():
     for seed in range(20):
         drawn = _Drawer(random.Random(seed), indices).call(torch.ops.aten.gather.default)
         assert drawn is not None and drawn[1][2] is indices["x2"]
+
+
+def test_topk_is_drawn_sorted():
+    # Graph 356 of seed 1: topk's values with sorted=False come in an order PyTorch leaves
+    # unspecified, which OpenVINO and eager order otherwise.
+    rng = random.Random(0)
+    drawn = [
+        _Drawer(rng, {"x0": torch.zeros(3, 4)}).call(torch.ops.aten.topk.default)
+        for _ in range(200)
+    ]
+    with_sorted = [values for _, values in filter(None, drawn) if len(values) == 5]
+    assert with_sorted
+    assert all(values[4] is True for values in with_sorted)
