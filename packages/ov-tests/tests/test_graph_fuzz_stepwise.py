@@ -100,3 +100,35 @@ def test_a_sum_in_another_order_is_rounding(delegate_gives):
     # Off by more than n * eps * sum(|x|) is wrong.
     delegate_gives(torch.tensor(1e33))
     assert not stepwise.rounding_amplified(graph, [x], [torch.tensor(1e33)])
+
+
+def test_a_product_in_another_order_may_leave_the_range(delegate_gives):
+    # Graph 488 of seed 1: inf times factors whose partial product underflows is inf in eager's
+    # order and NaN in OpenVINO's (0 * inf); PyTorch's own kernel gives NaN for 32 such factors.
+    graph = _chain(torch.float32, (4,), "v0 = aten.prod.default(x0)")
+    x = torch.tensor([math.inf, 1e-30, 1e-30, -2.0])
+    assert torch.prod(x) == -math.inf
+    for reordered in (math.nan, -math.inf):
+        delegate_gives(torch.tensor(reordered))
+        assert stepwise.rounding_amplified(graph, [x], [torch.tensor(reordered)])
+    # The sign of an infinity is the product's in any order; a finite result is wrong.
+    for wrong in (math.inf, 0.0, 1.0):
+        delegate_gives(torch.tensor(wrong))
+        assert not stepwise.rounding_amplified(graph, [x], [torch.tensor(wrong)])
+    # Factors that stay in range give one product in any order.
+    x = torch.tensor([math.inf, 0.5, 0.5, -2.0])
+    delegate_gives(torch.tensor(math.nan))
+    assert not stepwise.rounding_amplified(graph, [x], [torch.tensor(math.nan)])
+
+
+def test_a_product_along_a_dim_in_another_order_leaves_the_range(delegate_gives):
+    # 1e30 * 1e30 overflows and 1e-20 ** 3 underflows first in some orders; the product is -1.
+    graph = _chain(torch.float32, (2, 5), "v0 = aten.prod.dim_int(x0, 1)")
+    x = torch.tensor([[1e30, 1e-20, -1e-20, 1e-20, 1e30], [2.0, 3.0, 4.0, 1.0, 1.0]])
+    for reordered in (-0.0, -math.inf, math.nan):
+        got = torch.tensor([reordered, 24.0])
+        delegate_gives(got)
+        assert stepwise.rounding_amplified(graph, [x], [got])
+    for wrong in ([0.0, 24.0], [math.inf, 24.0], [-0.0, 25.0]):  # a sign no order gives
+        delegate_gives(torch.tensor(wrong))
+        assert not stepwise.rounding_amplified(graph, [x], [torch.tensor(wrong)])
