@@ -1159,3 +1159,21 @@ def test_a_gather_of_an_index_smaller_than_its_input_runs_and_equals_eager():
         inputs = (torch.arange(size * 3.0).reshape(size, 3), rows, index.repeat(2, 1)[:size])
         got = list(method.execute(list(inputs)))
         assert not differences(got, list(GathersOfFirstRows()(*inputs)), [None, None])
+
+
+class CatsOfMixedDtypes(torch.nn.Module):
+    def forward(self, a, nothing, b):
+        return torch.cat([a, nothing, nothing]), torch.cat([a, b], 1), torch.cat([b, a.int()])
+
+
+def test_a_cat_of_mixed_dtypes_has_pytorchs_result_dtype():
+    """ExecuTorch's to_edge drops a cat's empty tensors and keeps the others' dtype, where
+    PyTorch's result dtype counts them: cat([int64, empty bfloat16]) returned int64 (graph 812
+    of seed 1)."""
+    a = torch.tensor([[1, -2], [2**40, 3]])
+    nothing = torch.zeros(0, dtype=torch.bfloat16)
+    b = torch.tensor([[0.5, -1.5], [2.0, 3.0]], dtype=torch.float16)
+    got = lowered_outputs(CatsOfMixedDtypes(), a, nothing, b)
+    expected = list(CatsOfMixedDtypes()(a, nothing, b))
+    assert [t.dtype for t in expected] == [torch.bfloat16, torch.float16, torch.float16]
+    assert not differences(got, expected, [None] * 3)

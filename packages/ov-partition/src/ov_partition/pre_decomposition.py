@@ -51,6 +51,10 @@ runs :data:`DECOMPOSITIONS` there:
   tensor, which promotes a 0-d integer ``a`` (int8 and the rest) to int64;
   PyTorch computes in ``a``'s dtype. ``add``, ``sub``, ``rsub``, ``mul`` and
   the rounding divisions take the int as a 0-d tensor of that dtype.
+* ExecuTorch 1.5.1's ``to_edge`` drops the empty tensors of a ``cat`` and
+  keeps the dtype of the rest, where PyTorch's result dtype counts every
+  tensor: ``cat([int64, empty bfloat16])`` returned int64. Each tensor is cast
+  to the result dtype first.
 * ExecuTorch 1.5.1's ``copy`` kernel fails to broadcast a 0-d source and
   writes floats into bools wrong, and its ``squeeze_copy`` fails on a listed
   dim whose size is not 1, which PyTorch leaves in place.
@@ -439,6 +443,19 @@ def _in_own_dtype(scatter: Callable[..., Any]) -> Callable[..., Any]:
     return in_own_dtype
 
 
+def cat_in_result_dtype(tensors: list[torch.Tensor], dim: int = 0) -> Any:
+    """``torch.cat(tensors, dim)`` of each tensor cast to their promoted dtype first.
+
+    PyTorch promotes over every tensor, an empty 1-d one included (it skips
+    only its shape); ExecuTorch 1.5.1's ``to_edge`` prunes the empty ones, so
+    the cast must come before. ``NotImplemented`` (kept whole) for one dtype.
+    """
+    common = functools.reduce(torch.promote_types, (t.dtype for t in tensors))
+    if all(t.dtype == common for t in tensors):
+        return NotImplemented
+    return torch.cat([t.to(common) for t in tensors], dim)
+
+
 def integer_rounding(x: torch.Tensor) -> Any:
     """``x`` itself (a copy) for an integer ``x``; ``NotImplemented`` (kept whole) for floats.
 
@@ -680,6 +697,7 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     aten.amin.default: extremum_of_nothing,
     **{compare: _in_common_dtype(compare) for compare in _COMPARISONS},
     **{scatter: _in_own_dtype(scatter) for scatter in _SCATTERS},
+    aten.cat.default: cat_in_result_dtype,
     **dict.fromkeys(_ROUNDINGS, integer_rounding),
 }
 """Op overload to decomposition, for ``ExportedProgram.run_decompositions``."""
@@ -782,8 +800,12 @@ _WHEN: dict[Any, Callable[[torch.fx.Node, object], bool]] = {
 }
 """When a decomposed op needs its decomposition, given the node and its first argument's value.
 
-Comparisons and scatters need theirs for mixed dtypes only; the rest always.
+Comparisons, scatters and ``cat`` need theirs for mixed dtypes only
+(:data:`_OF_MIXED_DTYPES`); the rest always.
 """
+
+
+_OF_MIXED_DTYPES = (*_COMPARISONS, *_SCATTERS, aten.cat.default)
 
 
 def _needs(node: torch.fx.Node) -> bool:
@@ -793,7 +815,7 @@ def _needs(node: torch.fx.Node) -> bool:
     when = _WHEN.get(node.target)
     if when is not None:
         return when(node, value)
-    return node.target not in (*_COMPARISONS, *_SCATTERS) or _mixed_dtypes(node)
+    return node.target not in _OF_MIXED_DTYPES or _mixed_dtypes(node)
 
 
 def needs_decompositions(program: torch.export.ExportedProgram) -> bool:
