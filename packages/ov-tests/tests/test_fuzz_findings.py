@@ -1177,3 +1177,26 @@ def test_a_cat_of_mixed_dtypes_has_pytorchs_result_dtype():
     expected = list(CatsOfMixedDtypes()(a, nothing, b))
     assert [t.dtype for t in expected] == [torch.bfloat16, torch.float16, torch.float16]
     assert not differences(got, expected, [None] * 3)
+
+
+class SplitsOfADynamicBatch(torch.nn.Module):
+    def forward(self, x):
+        first, second = torch.split(x, 1, 1)
+        halves = torch.chunk(x, 2, 1)
+        return first * second, halves[1] + 1, torch.split(x, [1, 1], 1)[0]
+
+
+def test_splits_of_a_tensor_with_a_dynamic_batch_keep_it_dynamic():
+    """Decomposing a split into equal pieces fixed a dynamic size at its example value, so a
+    larger batch failed in set_inputs with error 0x10 (graph 583 of seed 1)."""
+    x = torch.arange(10).reshape(5, 2)
+    batch = torch.export.Dim("batch", min=2, max=16)
+    exported = torch.export.export(SplitsOfADynamicBatch(), (x,), dynamic_shapes=({0: batch},))
+    program = to_edge_transform_and_lower(
+        exported, partitioner=[OpenvinoPartitioner()]
+    ).to_executorch()
+    method = Runtime.get().load_program(program.buffer).load_method("forward")
+    for size in (5, 3, 16):
+        x = torch.arange(2 * size).reshape(size, 2) - size
+        got = list(method.execute([x]))
+        assert not differences(got, list(SplitsOfADynamicBatch()(x)), [None] * 3)

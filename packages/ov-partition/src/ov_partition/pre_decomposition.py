@@ -55,6 +55,12 @@ runs :data:`DECOMPOSITIONS` there:
   keeps the dtype of the rest, where PyTorch's result dtype counts every
   tensor: ``cat([int64, empty bfloat16])`` returned int64. Each tensor is cast
   to the result dtype first.
+* Decomposing ``split_with_sizes`` into equal pieces of a tensor with a
+  dynamic size fixes that size at its example value (PyTorch 2.13's fake
+  tensor cache guards on the second ``as_strided`` of the same shape):
+  ``to_edge`` of ``torch.split(x, 1, 1)`` or ``torch.chunk`` planned memory
+  for the example batch alone, and a larger one failed in ``set_inputs``
+  (error 0x10). Slices of the same pieces keep the size dynamic.
 * ExecuTorch 1.5.1's ``copy`` kernel fails to broadcast a 0-d source and
   writes floats into bools wrong, and its ``squeeze_copy`` fails on a listed
   dim whose size is not 1, which PyTorch leaves in place.
@@ -65,6 +71,7 @@ Each turns into ops that OpenVINO and ExecuTorch's kernels both compute exactly.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import threading
 from collections.abc import Callable
@@ -456,6 +463,37 @@ def cat_in_result_dtype(tensors: list[torch.Tensor], dim: int = 0) -> Any:
     return torch.cat([t.to(common) for t in tensors], dim)
 
 
+def split_as_slices(x: torch.Tensor, split_sizes: list[int], dim: int = 0) -> Any:
+    """``torch.split(x, split_sizes, dim)`` as one slice per piece, which keeps dynamic sizes."""
+    starts = [0, *itertools.accumulate(split_sizes)]
+    return [x.narrow(dim, start, size) for start, size in zip(starts, split_sizes, strict=False)]
+
+
+def split_of_a_static_dim(x: torch.Tensor, split_size: int, dim: int = 0) -> Any:
+    """``torch.split(x, split_size, dim)`` as slices; ``NotImplemented`` for a dynamic ``dim``."""
+    length = x.shape[dim]
+    if not isinstance(length, int):
+        return NotImplemented
+    pieces = [split_size] * (length // split_size) + [length % split_size] * bool(
+        length % split_size
+    )
+    return split_as_slices(x, pieces or [0], dim)
+
+
+def chunk_of_a_static_dim(x: torch.Tensor, chunks: int, dim: int = 0) -> Any:
+    """``torch.chunk(x, chunks, dim)`` as slices; ``NotImplemented`` for a dynamic ``dim``.
+
+    PyTorch splits into pieces of ``ceil(length / chunks)``, and an empty dim into
+    ``chunks`` empty pieces.
+    """
+    length = x.shape[dim]
+    if not isinstance(length, int):
+        return NotImplemented
+    if length == 0:
+        return split_as_slices(x, [0] * chunks, dim)
+    return split_of_a_static_dim(x, -(-length // chunks), dim)
+
+
 def integer_rounding(x: torch.Tensor) -> Any:
     """``x`` itself (a copy) for an integer ``x``; ``NotImplemented`` (kept whole) for floats.
 
@@ -642,6 +680,8 @@ _INDEXED_SCATTERS = (
     aten.scatter_reduce.two,
 )
 
+_SPLITS = (aten.split_with_sizes.default, aten.split.Tensor, aten.chunk.default)
+
 _DIVISIONS = (aten.div.Tensor_mode, aten.div.Scalar_mode, aten.floor_divide.default)
 
 _RING_OPS = (aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor)
@@ -698,6 +738,9 @@ DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
     **{compare: _in_common_dtype(compare) for compare in _COMPARISONS},
     **{scatter: _in_own_dtype(scatter) for scatter in _SCATTERS},
     aten.cat.default: cat_in_result_dtype,
+    aten.split_with_sizes.default: split_as_slices,
+    aten.split.Tensor: split_of_a_static_dim,
+    aten.chunk.default: chunk_of_a_static_dim,
     **dict.fromkeys(_ROUNDINGS, integer_rounding),
 }
 """Op overload to decomposition, for ``ExportedProgram.run_decompositions``."""
@@ -741,6 +784,10 @@ def _squeezes_other_sizes(node: torch.fx.Node, value: object) -> bool:
         and value.dim() > 0
         and not all(_is_one(value.shape[d % value.dim()]) for d in listed)
     )
+
+
+def _of_a_dynamic_size(node: torch.fx.Node, value: object) -> bool:
+    return isinstance(value, torch.Tensor) and not all(isinstance(d, int) for d in value.shape)
 
 
 def _index(node: torch.fx.Node) -> object:
@@ -797,6 +844,7 @@ _WHEN: dict[Any, Callable[[torch.fx.Node, object], bool]] = {
     ),
     aten.sum.dim_IntList: _integer_sum,
     **dict.fromkeys((aten.squeeze.dim, aten.squeeze.dims), _squeezes_other_sizes),
+    **dict.fromkeys(_SPLITS, _of_a_dynamic_size),
 }
 """When a decomposed op needs its decomposition, given the node and its first argument's value.
 
