@@ -369,6 +369,32 @@ def test_maxima_of_mixed_dtypes_compute_in_pytorchs_common_dtype():
     assert not differences(got, list(ExtremaOfMixedDtypes()(*inputs)), [None] * 2)
 
 
+class LogicalOpsOfMixedDtypes(torch.nn.Module):
+    def forward(self, scalar, small, x):
+        return (
+            torch.logical_xor(scalar, small),
+            torch.logical_and(small, scalar),
+            torch.logical_or(scalar, x > 0),
+        )
+
+
+@pytest.mark.parametrize("value", [-(2**31), 256, 0, 5])
+def test_logical_ops_of_mixed_dtypes_read_truth_in_pytorchs_common_dtype(value):
+    """PyTorch casts a 0-d int32 beside a uint8 tensor to uint8 first, so 256 and -2**31 are 0,
+    false; the delegate and ExecuTorch's kernels read them as true (graph 839 of seed 1)."""
+    small = torch.tensor([0, 1, 255, 3], dtype=torch.uint8)
+    x = torch.tensor([-1.0, 2.0, 0.0, 3.0])
+    model = LogicalOpsOfMixedDtypes()
+    exported = torch.export.export(model, (torch.tensor(7, dtype=torch.int32), small, x))
+    program = to_edge_transform_and_lower(
+        exported, partitioner=[OpenvinoPartitioner()]
+    ).to_executorch()
+    method = Runtime.get().load_program(program.buffer).load_method("forward")
+    inputs = (torch.tensor(value, dtype=torch.int32), small, x)
+    got = list(method.execute(list(inputs)))
+    assert not differences(got, list(model(*inputs)), [None] * 3)
+
+
 class SqueezedNonzero(torch.nn.Module):
     def forward(self, x):
         return torch.nonzero(x).squeeze(0), torch.nonzero(x).squeeze((0, 1))

@@ -17,10 +17,11 @@ runs :data:`DECOMPOSITIONS` there:
 * ``ceil``, ``floor``, ``round`` and ``trunc`` of an integer tensor return it
   unchanged; OpenVINO, and ExecuTorch 1.5.1's ``trunc`` kernel, round it
   through float32.
-* ExecuTorch 1.5.1's comparison, ``maximum`` and ``minimum`` kernels compute
-  mixed dtypes in the wider one, where PyTorch computes in their common dtype
-  (:func:`torch.result_type`: ``maximum`` of a uint8 tensor and a 0-d int64
-  ``-63`` compares with 193);
+* ExecuTorch 1.5.1's comparison, ``maximum``, ``minimum`` and logical
+  (``logical_and``, ``or``, ``xor``) kernels compute mixed dtypes in the wider
+  one, where PyTorch computes in their common dtype (:func:`torch.result_type`:
+  ``maximum`` of a uint8 tensor and a 0-d int64 ``-63`` compares with 193, and
+  ``logical_xor`` of a 0-d int32 256 and a uint8 tensor reads 256 as 0, false);
   its ``select_scatter`` and ``slice_scatter`` of a source of another dtype
   give the wrong dtype or values, where PyTorch casts the source first.
 * ExecuTorch 1.5.1 plans ``nonzero``'s ``(count, rank)`` result in the
@@ -700,6 +701,7 @@ _COMPARISONS = (
     *(getattr(aten, name).Tensor for name in ("eq", "ne", "lt", "le", "gt", "ge")),
     aten.maximum.default,
     aten.minimum.default,
+    *(getattr(aten, name).default for name in ("logical_and", "logical_or", "logical_xor")),
 )
 
 DECOMPOSITIONS: dict[Any, Callable[..., Any]] = {
