@@ -465,7 +465,12 @@ def cat_in_result_dtype(tensors: list[torch.Tensor], dim: int = 0) -> Any:
 
 
 def split_as_slices(x: torch.Tensor, split_sizes: list[int], dim: int = 0) -> Any:
-    """``torch.split(x, split_sizes, dim)`` as one slice per piece, which keeps dynamic sizes."""
+    """``torch.split(x, split_sizes, dim)`` as one slice per piece, which keeps dynamic sizes.
+
+    ``NotImplemented`` (PyTorch's own decomposition) when every size of ``x`` is static.
+    """
+    if all(isinstance(size, int) for size in x.shape):
+        return NotImplemented
     starts = [0, *itertools.accumulate(split_sizes)]
     return [x.narrow(dim, start, size) for start, size in zip(starts, split_sizes, strict=False)]
 
