@@ -879,6 +879,19 @@ def test_scatters_and_gathers_at_the_0d_index_of_a_vector_equal_eager():
     assert not differences(got, list(ScattersAtAScalarIndex()(*inputs)), [None] * 5)
 
 
+class ScatterIntoAScalar(torch.nn.Module):
+    def forward(self, x):
+        first = torch.argmin(x.amin().view(1))  # 0, the only index of a 0-d tensor
+        return torch.scatter(x.amin(), 0, first, x.amax().view(1))
+
+
+def test_a_scatter_into_a_0d_tensor_at_a_0d_index_equals_eager():
+    """ExecuTorch 1.5.1's scatter kernel crashed the process (SIGSEGV) on it (graph 2,409 of seed 1)."""
+    x = torch.tensor([0.5, -1.0, 3.0, 0.25], dtype=torch.bfloat16)
+    got = lowered_outputs(ScatterIntoAScalar(), x)
+    assert not differences(got, [ScatterIntoAScalar()(x)], [None])
+
+
 class Quotients(torch.nn.Module):
     def forward(self, a, b):
         return a / b, torch.acos(b / b)

@@ -46,7 +46,7 @@ runs :data:`DECOMPOSITIONS` there:
   fails on a 0-d tensor and its ``gather`` kernel on int32 indices, both of
   which PyTorch takes; its ``amax`` and ``amin`` kernels abort the process on
   an empty input, and its ``scatter`` kernel crashes on the 0-d index of a
-  1-d tensor, which PyTorch reads as one of shape ``(1,)``. OpenVINO's
+  1-d or 0-d tensor, which PyTorch reads as one of shape ``(1,)``. OpenVINO's
   ``IsNaN`` and ``IsInf`` refuse integers.
 * ExecuTorch 1.5.1's ``to_edge`` turns the int of ``a + 1`` into a 0-d int64
   tensor, which promotes a 0-d integer ``a`` (int8 and the rest) to int64;
@@ -614,21 +614,23 @@ def gather_with_int64_indices(
 
 
 def _at_an_index_of_shape_one(scatter: Callable[..., Any]) -> Callable[..., Any]:
-    """``scatter`` (``scatter``, ``scatter_add``, ``scatter_reduce``) of a 1-d ``x`` at a 0-d index, at one of shape ``(1,)``.
+    """``scatter`` (``scatter``, ``scatter_add``, ``scatter_reduce``) of a 1-d or 0-d ``x`` at a 0-d index, at one of shape ``(1,)``.
 
-    PyTorch reads a 0-d index of a 1-d tensor as one of shape ``(1,)``, which
-    takes the first element of ``src``; ExecuTorch 1.5.1's ``scatter`` kernel
-    crashed the process on it (SIGSEGV). Other indices are kept whole.
+    PyTorch reads a 0-d index of a 1-d or 0-d tensor as one of shape ``(1,)``,
+    which takes the first element of ``src``; ExecuTorch 1.5.1's ``scatter``
+    kernel crashed the process on it (SIGSEGV). A 0-d ``x`` is scattered as
+    one of shape ``(1,)`` and reshaped back. Other indices are kept whole.
     """
 
     def at_an_index_of_shape_one(
         x: torch.Tensor, dim: int, index: torch.Tensor, src: Any, *args: Any, **kwargs: Any
     ) -> Any:
-        if index.dim() != 0 or x.dim() != 1:
+        if index.dim() != 0 or x.dim() > 1:
             return NotImplemented
         if isinstance(src, torch.Tensor):
             src = src.reshape(-1)[:1]
-        return scatter(x, dim, index.reshape(1), src, *args, **kwargs)
+        scattered = scatter(x.reshape(-1), dim, index.reshape(1), src, *args, **kwargs)
+        return scattered if x.dim() == 1 else scattered.reshape(())
 
     return at_an_index_of_shape_one
 
@@ -803,7 +805,7 @@ def _index(node: torch.fx.Node) -> object:
 
 def _at_a_scalar_index_of_a_vector(node: torch.fx.Node, value: object) -> bool:
     index = _index(node)
-    return _scalar(index) and isinstance(value, torch.Tensor) and value.dim() == 1
+    return _scalar(index) and isinstance(value, torch.Tensor) and value.dim() <= 1
 
 
 def _gathers_at_narrow_indices(node: torch.fx.Node, value: object) -> bool:
