@@ -1239,3 +1239,17 @@ def test_splits_of_a_tensor_with_a_dynamic_batch_keep_it_dynamic():
         x = torch.arange(2 * size).reshape(size, 2) - size
         got = list(method.execute([x]))
         assert not differences(got, list(SplitsOfADynamicBatch()(x)), [None] * 3)
+
+
+class HalfLeakyRelus(torch.nn.Module):
+    def forward(self, h, b):
+        return torch.nn.functional.leaky_relu(h), torch.nn.functional.leaky_relu(b)
+
+
+def test_a_half_precision_leaky_relu_rounds_once_as_pytorchs():
+    """OpenVINO multiplied by the slope rounded to float16 (0.010002): leaky_relu of -19 gave
+    -0.1901 for -0.1899, which cos(leaky_relu(x)) amplified (graph 2,094 of seed 1)."""
+    h = torch.tensor([-5.0, -10.0, -11.0, -19.0, -16376.0, 3.0], dtype=torch.float16)
+    b = torch.tensor([-7.0, -11.0, -14.0, -22.0, -29.0, 2.0], dtype=torch.bfloat16)
+    got = lowered_outputs(HalfLeakyRelus(), h, b)
+    assert all(torch.equal(g, e) for g, e in zip(got, HalfLeakyRelus()(h, b), strict=True))
