@@ -211,6 +211,29 @@ def equals_flushing_eager(
     return False
 
 
+def _each_equals_either(
+    got: list[torch.Tensor],
+    expected: list[torch.Tensor],
+    inside: list[torch.Tensor],
+    references: list[torch.Tensor | None],
+    slack: Sequence[torch.Tensor | None] | None,
+) -> bool:
+    """Whether each output of ``got`` equals eager's or the one computed in float32 inside.
+
+    One output may come from a delegate, which runs its half-precision chain in
+    float32, and another from ExecuTorch's kernels after a partition boundary,
+    which round each op as eager does (graph 2,469 of seed 1: a ``tan`` of the
+    delegate's float32 ``asin(1)`` beside a float ``remainder`` kept on the CPU).
+    """
+    if len(got) != len(expected):
+        return False
+    per_output = slack or [None] * len(expected)
+    return all(
+        not differences([g], [e], [r], [s]) or not differences([g], [i], [r], [s])
+        for g, e, i, r, s in zip(got, expected, inside, references, per_output, strict=True)
+    )
+
+
 def explained(
     graph: Graph,
     values: list[torch.Tensor],
@@ -232,7 +255,7 @@ def explained(
     if not detail:
         return "match", ""
     inside = float32_inside(graph, values, expected)
-    if inside is not None and not differences(got, inside, references, slack):
+    if inside is not None and _each_equals_either(got, expected, inside, references, slack):
         return "half in float32", detail
     if equals_flushing_eager(graph, values, got):
         return "subnormals flushed", detail
