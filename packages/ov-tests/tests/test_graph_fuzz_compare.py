@@ -35,3 +35,27 @@ def test_each_output_may_be_eagers_or_computed_in_float32_inside():
     wrong[0] += 0.25
     status, _ = explained(_SPLIT_ACROSS_A_BOUNDARY, _VALUES, [inside[0], wrong], expected)
     assert status == "mismatch"
+
+
+_TANH_BESIDE_ELU = Graph(
+    inputs=[("x0", torch.bfloat16, (3,))],
+    lines=[
+        "v0 = aten.elu.default(x0)",
+        "v1 = aten.tanh.default(x0)",
+        "v2 = aten.logical_xor.default(v1, v0)",
+    ],
+    outputs=["v2"],
+    ops=["aten.elu.default", "aten.tanh.default", "aten.logical_xor.default"],
+)
+
+
+def test_subnormals_flushed_in_some_ops_and_kept_in_others_are_flushing():
+    # Graph 2,913 of seed 1: the CPU plugin flushed tanh's subnormal result and kept elu's.
+    x = torch.tensor([2.938735877055719e-39, 1.0, -0.5], dtype=torch.bfloat16)
+    expected = list(_TANH_BESIDE_ELU.module()(x))
+    assert expected[0].tolist() == [False, False, False]
+    status, _ = explained(_TANH_BESIDE_ELU, [x], [torch.tensor([True, False, False])], expected)
+    assert status == "subnormals flushed"
+    # No op's flushing makes a normal number's truth differ.
+    status, _ = explained(_TANH_BESIDE_ELU, [x], [torch.tensor([True, True, False])], expected)
+    assert status == "mismatch"
