@@ -469,7 +469,7 @@ def split_as_slices(x: torch.Tensor, split_sizes: list[int], dim: int = 0) -> An
 
     ``NotImplemented`` (PyTorch's own decomposition) when every size of ``x`` is static.
     """
-    if all(isinstance(size, int) for size in x.shape):
+    if not _has_a_dynamic_size(x):
         return NotImplemented
     starts = [0, *itertools.accumulate(split_sizes)]
     return [x.narrow(dim, start, size) for start, size in zip(starts, split_sizes, strict=False)]
@@ -795,7 +795,8 @@ def _squeezes_other_sizes(node: torch.fx.Node, value: object) -> bool:
     )
 
 
-def _of_a_dynamic_size(node: torch.fx.Node, value: object) -> bool:
+def _has_a_dynamic_size(value: object) -> bool:
+    """Whether ``value`` is a tensor with a size known only at run time (a ``SymInt``)."""
     return isinstance(value, torch.Tensor) and not all(isinstance(d, int) for d in value.shape)
 
 
@@ -853,7 +854,7 @@ _WHEN: dict[Any, Callable[[torch.fx.Node, object], bool]] = {
     ),
     aten.sum.dim_IntList: _integer_sum,
     **dict.fromkeys((aten.squeeze.dim, aten.squeeze.dims), _squeezes_other_sizes),
-    **dict.fromkeys(_SPLITS, _of_a_dynamic_size),
+    **dict.fromkeys(_SPLITS, lambda node, value: _has_a_dynamic_size(value)),
 }
 """When a decomposed op needs its decomposition, given the node and its first argument's value.
 
